@@ -1,0 +1,67 @@
+"""Argument checks shared by every drawable: each turns an argument into its Scene value or raises an error
+that names the function and the argument, e.g. ``pie.rectangle: w must be a number or a scalar node, got 'abc'``.
+"""
+
+import math
+import re
+
+from .scene import CURRENT, Node
+
+_COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _node(func, arg, value, kind):
+    if CURRENT.lookup(value) is None:
+        raise ValueError(f"pie.{func}: {arg} refers to {value!r}, which is not in the scene (cleared since?)")
+    if value.kind != kind:
+        raise TypeError(f"pie.{func}: {arg} must be a {kind} node here, got {value!r}")
+    return value.ref()
+
+
+def number(func, arg, value, minimum=None):
+    """A finite number, or a scalar node holding one: its Scene value."""
+    if isinstance(value, Node):
+        ref = _node(func, arg, value, "scalar")
+        if not _is_number(CURRENT.lookup(value)["value"]):
+            raise TypeError(f"pie.{func}: {arg} must be a scalar node holding a number, got {value!r}")
+        return ref
+    if not _is_number(value):
+        raise TypeError(f"pie.{func}: {arg} must be a number or a scalar node, got {value!r}")
+    if minimum is not None and value < minimum:
+        raise ValueError(f"pie.{func}: {arg} must be at least {minimum}, got {value!r}")
+    return value
+
+
+def position(func, arg, value):
+    """A point node, or an (x, y) pair of numbers or scalar nodes: its Scene value."""
+    if isinstance(value, Node):
+        return _node(func, arg, value, "point")
+    if not isinstance(value, (tuple, list)) or len(value) != 2:
+        raise TypeError(f"pie.{func}: {arg} must be a point node or an (x, y) pair, got {value!r}")
+    return [number(func, f"{arg}[0]", value[0]), number(func, f"{arg}[1]", value[1])]
+
+
+def color(func, arg, value):
+    """A CSS color: 'none', a #hex, a name, or rgb()/hsl()."""
+    if not isinstance(value, str) or not _COLOR.match(value):
+        raise ValueError(f"pie.{func}: {arg} must be a color such as '#1d4ed8', 'teal' or 'none', got {value!r}")
+    return value
+
+
+def label(func, arg, value):
+    """A text label, or a scalar node whose value is shown."""
+    if isinstance(value, Node):
+        return _node(func, arg, value, "scalar")
+    if not isinstance(value, str):
+        raise TypeError(f"pie.{func}: {arg} must be a string or a scalar node, got {value!r}")
+    return value
+
+
+def flag(func, arg, value):
+    if not isinstance(value, bool):
+        raise TypeError(f"pie.{func}: {arg} must be True or False, got {value!r}")
+    return value

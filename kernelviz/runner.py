@@ -1,0 +1,112 @@
+"""Run a page's editors: in order, in one namespace with `pie` bound, from a cleared scene.
+
+The seed pages call ``pie.`` without importing it, and their second editor uses what the first defined, so the
+editors share one namespace. The same runner serves the site builder, the tests, the CLI and the browser (Pyodide
+runs this file unchanged), so it imports nothing but the standard library and pie.
+
+    result = run([Source(helpers), Source(kernel)])
+    result.scene   # the Scene dict, or None when an editor failed
+    result.error   # None, or where it failed: editor index, line in the editor, line in its file, traceback
+"""
+
+import builtins
+import contextlib
+import io
+import linecache
+import traceback
+from dataclasses import asdict, dataclass, field
+
+from kernelviz import pie
+
+
+@dataclass
+class Source:
+    """One editor's code. `name` is shown in errors (a file path, or 'editor 2'); `first_line` is the line of
+    its file where the code starts, so errors can point into a page file."""
+
+    code: str
+    name: str = ""
+    first_line: int = 1
+
+
+@dataclass
+class RunError:
+    editor: int  # index of the failing editor, from 0
+    name: str
+    line: int | None  # line within the editor, from 1; None when the error has no line in user code
+    file_line: int | None  # the same line in the editor's file
+    kind: str  # the exception's type, e.g. 'NameError'
+    message: str
+    traceback: str  # trimmed to the user's code
+
+    def __str__(self):
+        where = self.name if self.file_line is None else f"{self.name}:{self.file_line}"
+        return f"{where}: {self.kind}: {self.message}"
+
+
+@dataclass
+class RunResult:
+    scene: dict | None
+    stdout: str = ""
+    stderr: str = ""
+    error: RunError | None = None
+    outputs: list = field(default_factory=list)  # stdout of each editor that ran, in order
+
+    @property
+    def ok(self):
+        return self.error is None
+
+    def to_dict(self):
+        return asdict(self)
+
+
+def _filenames(sources):
+    """A distinct filename per editor, for tracebacks: its name where it has one."""
+    names = []
+    for i, source in enumerate(sources):
+        name = source.name or f"editor {i + 1}"
+        names.append(name if name not in names else f"{name} ({i + 1})")
+    return names
+
+
+def _locate(exc, filenames):
+    """(editor index, line) of the innermost frame of `exc` in user code, and the trimmed traceback."""
+    if isinstance(exc, SyntaxError) and exc.filename in filenames:
+        detail = "".join(traceback.format_exception_only(type(exc), exc))
+        return filenames.index(exc.filename), exc.lineno, detail
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename in filenames]
+    lines = traceback.format_list(frames) + traceback.format_exception_only(type(exc), exc)
+    trimmed = "Traceback (most recent call last):\n" + "".join(lines)
+    if not frames:
+        return None, None, trimmed
+    return filenames.index(frames[-1].filename), frames[-1].lineno, trimmed
+
+
+def run(sources):
+    """Run `sources` (Source objects or plain strings) in order; stop at the first error. Returns a RunResult."""
+    sources = [s if isinstance(s, Source) else Source(s) for s in sources]
+    filenames = _filenames(sources)
+    namespace = {"__name__": "__main__", "__builtins__": builtins, "pie": pie}
+    stdout, stderr, outputs = io.StringIO(), io.StringIO(), []
+    pie.clear()
+    for i, (source, filename) in enumerate(zip(sources, filenames)):
+        lines = source.code.splitlines(keepends=True)
+        linecache.cache[filename] = (len(source.code), None, lines, filename)
+        before = stdout.tell()
+        try:
+            with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
+                exec(compile(source.code, filename, "exec"), namespace)
+        except BaseException as exc:  # noqa: BLE001 - the reader's code may raise anything, SystemExit included
+            if isinstance(exc, KeyboardInterrupt):
+                raise
+            outputs.append(stdout.getvalue()[before:])
+            editor, line, trimmed = _locate(exc, filenames)
+            editor = i if editor is None else editor
+            failed = sources[editor]
+            name = filenames[editor]
+            file_line = None if line is None else failed.first_line + line - 1
+            message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+            error = RunError(editor, name, line, file_line, type(exc).__name__, message, trimmed)
+            return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs)
+        outputs.append(stdout.getvalue()[before:])
+    return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs)
