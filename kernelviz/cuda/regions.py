@@ -1,0 +1,50 @@
+"""Regions of the .cu files that pages cite as ``FILE.cu#NAME``.
+
+A region is the lines between ``// region: NAME`` and the next ``// endregion`` in a file of this folder; the marker
+lines are not part of it, and its common indentation is removed. Regions may nest; names are unique per file.
+"""
+
+import re
+import textwrap
+from pathlib import Path
+
+FOLDER = Path(__file__).parent
+_START = re.compile(r"^\s*//\s*region:\s*(\S+)\s*$")
+_END = re.compile(r"^\s*//\s*endregion\b")
+
+
+class RegionError(ValueError):
+    """A missing file or region, or unbalanced markers; the message names the file and line."""
+
+
+def regions(filename):
+    """{name: (first line, last line, text)} of every region of `filename` (lines from 1, markers excluded)."""
+    path = FOLDER / filename
+    if not path.is_file():
+        raise RegionError(f"no CUDA file {filename!r} in {FOLDER}")
+    lines = path.read_text().splitlines()
+    found, open_ = {}, []
+    for n, line in enumerate(lines, 1):
+        if m := _START.match(line):
+            if m.group(1) in found or any(name == m.group(1) for name, _ in open_):
+                raise RegionError(f"{filename}:{n}: region {m.group(1)!r} is defined twice")
+            open_.append((m.group(1), n))
+        elif _END.match(line):
+            if not open_:
+                raise RegionError(f"{filename}:{n}: endregion without a region")
+            name, start = open_.pop()
+            body = [x for x in lines[start : n - 1] if not (_START.match(x) or _END.match(x))]
+            found[name] = (start + 1, n - 1, textwrap.dedent("\n".join(body)))
+    if open_:
+        name, start = open_[-1]
+        raise RegionError(f"{filename}:{start}: region {name!r} has no endregion")
+    return found
+
+
+def region(citation):
+    """The text of the region that ``FILE.cu#NAME`` cites."""
+    filename, _, name = citation.partition("#")
+    found = regions(filename)
+    if name not in found:
+        raise RegionError(f"{filename} has no region {name!r}; it has {', '.join(found) or 'none'}")
+    return found[name][2]

@@ -1,0 +1,89 @@
+"""Browser fixtures: Debian's Chromium driven by Playwright, and a static server on 127.0.0.1.
+
+Every test here is marked `browser`. `page` records every request, so a test can assert that nothing left the
+local server: ``assert outside_requests(page) == []`` (a fixture).
+"""
+
+import functools
+import http.server
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_collection_modifyitems(items):
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(item.fspath).parents:
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed: `make test` installs it (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+        yield b
+        b.close()
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
+                      ".wasm": "application/wasm"}
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def serve_dir():
+    """serve_dir(path) -> base URL of a static server for `path` on 127.0.0.1 (stopped at the end)."""
+    servers = []
+
+    def serve(path):
+        handler = functools.partial(_Quiet, directory=str(path))
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return f"http://127.0.0.1:{server.server_address[1]}"
+
+    yield serve
+    for s in servers:
+        s.shutdown()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page whose requests are recorded in `page.requested` (URLs) and console errors in `page.errors`."""
+    context = browser.new_context()
+    pg = context.new_page()
+    pg.requested, pg.errors = [], []
+    pg.on("request", lambda r: pg.requested.append(r.url))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def outside_requests():
+    """outside_requests(page): the recorded requests that went anywhere but 127.0.0.1 (data:, blob: are local)."""
+    local = ("http://127.0.0.1:", "data:", "blob:", "about:")
+    return lambda pg: [u for u in pg.requested if not u.startswith(local)]

@@ -1,0 +1,60 @@
+// Bundles the browser runtime into web/dist, which the site builder copies into every site:
+//   dist/<name>.js        one bundle per web/src/entries/<name>.js (ES modules, minified, code-split chunks)
+//   dist/katex/           KaTeX's stylesheet and fonts (math is rendered at build time; this styles it)
+//   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
+// The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
+// browser check the same schema; import it as `kernelviz:validate-scene`.
+import { build } from 'esbuild';
+import Ajv2020 from 'ajv/dist/2020.js';
+import standaloneCode from 'ajv/dist/standalone/index.js';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, 'dist');
+const gen = join(here, '.gen');
+const modules = join(here, 'node_modules');
+
+function generateValidator() {
+  const schema = JSON.parse(readFileSync(join(here, '..', 'kernelviz', 'pie', 'scene.schema.json'), 'utf8'));
+  const ajv = new Ajv2020({ code: { source: true, esm: true }, allErrors: false, strict: false });
+  const validate = ajv.compile(schema);
+  mkdirSync(gen, { recursive: true });
+  const file = join(gen, 'validate-scene.js');
+  writeFileSync(file, standaloneCode(ajv, validate));
+  return file;
+}
+
+const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+
+function copyAssets() {
+  mkdirSync(join(dist, 'katex'), { recursive: true });
+  cpSync(join(modules, 'katex', 'dist', 'katex.min.css'), join(dist, 'katex', 'katex.min.css'));
+  cpSync(join(modules, 'katex', 'dist', 'fonts'), join(dist, 'katex', 'fonts'), {
+    recursive: true,
+    filter: (src) => !/\.(ttf|woff)$/.test(src), // woff2 is enough for every browser we support
+  });
+  mkdirSync(join(dist, 'pyodide'), { recursive: true });
+  for (const f of PYODIDE_FILES) cpSync(join(modules, 'pyodide', f), join(dist, 'pyodide', f));
+}
+
+const validator = generateValidator();
+rmSync(dist, { recursive: true, force: true });
+const entriesDir = join(here, 'src', 'entries');
+const entryPoints = readdirSync(entriesDir).filter((f) => f.endsWith('.js')).map((f) => join(entriesDir, f));
+await build({
+  entryPoints,
+  outdir: dist,
+  bundle: true,
+  format: 'esm',
+  splitting: true,
+  minify: true,
+  target: ['chrome110', 'firefox115', 'safari16'],
+  chunkNames: 'chunks/[name]-[hash]',
+  alias: { 'kernelviz:validate-scene': validator },
+  external: ['./pyodide/*'],
+  logLevel: 'warning',
+});
+copyAssets();
+console.log(`web: bundled ${entryPoints.length} entries into ${dist}`);
