@@ -1,0 +1,130 @@
+"""What every algorithm shares: checking its arguments, the tiles of a sequence, the causal rule, the result.
+
+Shapes: q is (BH, N, d), k and v are (BH, N_kv, d); BH counts (batch, head) pairs.
+
+Causal masking is aligned to the bottom-right, as in flash-attn: query row r may attend key c iff
+``c <= r + (N_kv - N)``. With N == N_kv this is the usual lower triangle; with one query row (decoding) the row
+sees every key. When N > N_kv the first N - N_kv rows see no key at all: such a fully masked row has output 0
+and log-sum-exp -inf (the log of an empty sum). flash-attn writes +inf there instead, for its backward pass.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .ledger import Ledger
+
+DTYPES = {"float32": np.float32, "float16": np.float16}
+STAT_BYTES = 4  # m, l, L and the fp32 partials are float32 whatever the storage dtype
+
+
+@dataclass
+class AttentionResult:
+    """What an algorithm returns: the output o (BH, N, d) in the storage dtype, the log-sum-exp lse (BH, N) in
+    float32 or None where the algorithm does not produce it, and the ledger of its HBM traffic."""
+
+    o: np.ndarray
+    lse: np.ndarray | None
+    ledger: Ledger
+    algorithm: str
+    params: dict = field(default_factory=dict)
+
+
+def positive_int(name, value):
+    if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
+        raise ValueError(f"{name}: expected a positive integer, got {value!r}")
+    return int(value)
+
+
+def storage_dtype(dtype):
+    key = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
+    if key not in DTYPES:
+        raise ValueError(f"dtype: expected one of {sorted(DTYPES)}, got {dtype!r}")
+    return np.dtype(DTYPES[key])
+
+
+def check_qkv(q, k, v, scale, dtype):
+    """Validate q, k, v and the scale; return them cast to the storage dtype, the scale, and the dtype."""
+    q, k, v, scale = validate(q, k, v, scale)
+    dt = storage_dtype(dtype)
+    cast = [x.astype(dt) for x in (q, k, v)]
+    for name, x in zip("qkv", cast, strict=True):
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{name}: overflows {dt.name} storage")
+    return (*cast, scale, dt)
+
+
+def validate(q, k, v, scale):
+    """Check shapes, finiteness and the scale (None: 1/sqrt(d)); return q, k, v as arrays and the scale."""
+    arrays = {}
+    for name, x in (("q", q), ("k", k), ("v", v)):
+        x = np.asarray(x)
+        if x.ndim != 3:
+            raise ValueError(f"{name}: expected shape (batch*heads, N, d), got shape {x.shape}")
+        if 0 in x.shape:
+            raise ValueError(f"{name}: every dimension must be positive, got shape {x.shape}")
+        if not np.issubdtype(x.dtype, np.number) or np.iscomplexobj(x):
+            raise ValueError(f"{name}: expected real numbers, got dtype {x.dtype}")
+        if not np.all(np.isfinite(x)):
+            raise ValueError(f"{name}: contains non-finite values (inf or nan)")
+        arrays[name] = x
+    q, k, v = arrays["q"], arrays["k"], arrays["v"]
+    if k.shape[0] != q.shape[0] or v.shape[0] != q.shape[0]:
+        raise ValueError(f"k, v: batch*heads must match q's {q.shape[0]}, got k {k.shape[0]} and v {v.shape[0]}")
+    if k.shape[2] != q.shape[2]:
+        raise ValueError(f"k: head dimension d must match q's {q.shape[2]}, got {k.shape[2]}")
+    if v.shape[2] != q.shape[2]:
+        raise ValueError(f"v: head dimension d must match q's {q.shape[2]}, got {v.shape[2]}")
+    if v.shape[1] != k.shape[1]:
+        raise ValueError(f"v: sequence length must match k's {k.shape[1]}, got {v.shape[1]}")
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[2])
+    if isinstance(scale, bool) or not np.isscalar(scale) or not np.isfinite(scale) or scale == 0:
+        raise ValueError(f"scale: expected a finite non-zero number, got {scale!r}")
+    return q, k, v, float(scale)
+
+
+def tiles(n, b):
+    """The tiles of a length-n sequence in tiles of b: [(start, stop), ...], the last one ragged."""
+    return [(s, min(s + b, n)) for s in range(0, n, b)]
+
+
+def visible_tiles(row_stop, n, n_kv, kv_tiles, causal):
+    """The indices of the K/V tiles a block of query rows ending at `row_stop` (exclusive) must visit: all of
+    them, or with `causal` those not entirely above the diagonal (bottom-right aligned)."""
+    if not causal:
+        return list(range(len(kv_tiles)))
+    last_key = row_stop - 1 + (n_kv - n)  # the last key the block's last row may attend
+    return [j for j, (c0, _) in enumerate(kv_tiles) if c0 <= last_key]
+
+
+def scores(qi, kj, scale, rows, cols, n, n_kv, causal):
+    """Sij = scale * Qi @ Kj^T in float32, -inf where the causal mask hides a key. rows, cols: (start, stop)."""
+    s = np.matmul(qi.astype(np.float32), kj.astype(np.float32).transpose(0, 2, 1)) * np.float32(scale)
+    if causal:
+        r = np.arange(*rows)[:, None]
+        c = np.arange(*cols)[None, :]
+        s = np.where(c <= r + (n_kv - n), s, np.float32(-np.inf))
+    return s
+
+
+def absorb(m_i, l_i, acc, s, vj):
+    """One online-softmax step: fold the scores s (B, Br, Bc) and values vj (B, Bc, d) into the running max m_i,
+    the running sum l_i (B, Br) and the unnormalized output acc (B, Br, d). Rows that have seen only masked keys
+    keep m = -inf, l = 0, acc = 0."""
+    m_new = np.maximum(m_i, s.max(-1))
+    m_safe = np.where(np.isneginf(m_new), np.float32(0), m_new)  # exp(-inf - 0) = 0 instead of nan
+    alpha = np.exp(m_i - m_safe)
+    p = np.exp(s - m_safe[..., None])
+    l_new = alpha * l_i + p.sum(-1)
+    acc_new = alpha[..., None] * acc + np.matmul(p, vj.astype(np.float32))
+    return m_new, l_new, acc_new
+
+
+def finish(m_i, l_i, acc):
+    """O = acc / l_i and L = m_i + log l_i, with 0 and -inf for fully masked rows (l_i == 0)."""
+    empty = l_i == 0
+    o = acc / np.where(empty, np.float32(1), l_i)[..., None]
+    with np.errstate(divide="ignore"):
+        lse = np.where(empty, np.float32(-np.inf), m_i + np.log(np.where(empty, np.float32(1), l_i)))
+    return o, lse.astype(np.float32)

@@ -1,0 +1,131 @@
+"""The HBM ledger: every transfer between HBM and SRAM that an algorithm makes, at tile granularity.
+
+An algorithm registers each HBM tensor it touches (``hbm``), declares the shared memory of each of its
+kernels' blocks (``shared``), and records each tile it moves (``read``: HBM -> SRAM, ``write``: SRAM -> HBM).
+Nothing else counts bytes: the totals the pages show are sums over these records.
+
+A transfer is one tile of one tensor for one (batch, head) ``bh``, moved by one block of one kernel at one
+``step`` of that block's program (step 0 is the block's first action; the figures number steps the same way).
+
+SRAM is counted as CUDA declares it: the tiles a block of a kernel holds, at their full tile size (a block
+on a ragged last tile still owns a full tile). ``peak_sram`` is the largest block over the kernels. With a
+``sram_budget`` (bytes), declaring a block that does not fit raises ``SramBudgetError``, naming the tiles
+that do not fit.
+"""
+
+from collections import Counter
+from typing import NamedTuple
+
+READ, WRITE = "read", "write"
+
+
+class SramBudgetError(ValueError):
+    """A block's tiles do not fit the SRAM budget."""
+
+
+class Transfer(NamedTuple):
+    tensor: str  # the HBM tensor, e.g. "K"
+    tile: int | tuple  # the tile's index in that tensor (per head), e.g. j for Kj, (i, j) for Sij
+    direction: str  # "read" (HBM -> SRAM) or "write" (SRAM -> HBM)
+    nbytes: int
+    step: int  # the step of the block's program that moved it
+    bh: int  # the (batch, head) it belongs to
+    kernel: str
+    block: int | tuple  # the block's index in its kernel's grid, per head
+
+
+class Ledger:
+    """Transfers recorded by one run of an algorithm; see the module docstring."""
+
+    def __init__(self, sram_budget=None):
+        if sram_budget is not None and (isinstance(sram_budget, bool) or int(sram_budget) != sram_budget):
+            raise ValueError(f"sram_budget: expected a whole number of bytes or None, got {sram_budget!r}")
+        if sram_budget is not None and sram_budget <= 0:
+            raise ValueError(f"sram_budget: must be positive, got {sram_budget}")
+        self.sram_budget = sram_budget
+        self.tensor_bytes = {}  # name -> bytes of the whole tensor in HBM (all heads)
+        self.sram = {}  # kernel -> {tile name: bytes} held by one block
+        self.transfers = []
+
+    # ---- recording (used by the algorithms) ----
+
+    def hbm(self, name, nbytes):
+        """Register an HBM tensor of `nbytes` bytes (all heads)."""
+        self.tensor_bytes[name] = int(nbytes)
+
+    def shared(self, kernel, **tiles):
+        """Declare the shared memory of one block of `kernel`: tile name -> bytes. Checks the budget."""
+        tiles = {name: int(b) for name, b in tiles.items()}
+        total = sum(tiles.values())
+        if self.sram_budget is not None and total > self.sram_budget:
+            fit, used = [], 0
+            for name, b in tiles.items():
+                if used + b > self.sram_budget:
+                    break
+                fit.append(name)
+                used += b
+            over = [f"{n} ({b} B)" for n, b in tiles.items() if n not in fit]
+            raise SramBudgetError(
+                f"{kernel}: a block needs {total} bytes of SRAM, over the budget of {self.sram_budget} bytes; "
+                f"{', '.join(fit) or 'nothing'} fit ({used} B), these tiles do not: {', '.join(over)}"
+            )
+        self.sram[kernel] = tiles
+
+    def read(self, tensor, tile, nbytes, *, step, kernel, block, heads):
+        """Record that each head in `heads` (a count) read `nbytes` bytes of `tensor`'s `tile`."""
+        self._add(tensor, tile, READ, nbytes, step, kernel, block, heads)
+
+    def write(self, tensor, tile, nbytes, *, step, kernel, block, heads):
+        """Record that each head in `heads` (a count) wrote `nbytes` bytes of `tensor`'s `tile`."""
+        self._add(tensor, tile, WRITE, nbytes, step, kernel, block, heads)
+
+    def _add(self, tensor, tile, direction, nbytes, step, kernel, block, heads):
+        nbytes = int(nbytes)
+        self.transfers.extend(Transfer(tensor, tile, direction, nbytes, step, bh, kernel, block) for bh in range(heads))
+
+    # ---- questions (used by the pages, the CLI and the tests) ----
+
+    @property
+    def per_tensor(self):
+        """{tensor: {"read": bytes, "write": bytes}} for every registered tensor, in registration order."""
+        out = {name: {READ: 0, WRITE: 0} for name in self.tensor_bytes}
+        for t in self.transfers:
+            out.setdefault(t.tensor, {READ: 0, WRITE: 0})[t.direction] += t.nbytes
+        return out
+
+    @property
+    def total_bytes(self):
+        return sum(t.nbytes for t in self.transfers)
+
+    @property
+    def read_bytes(self):
+        return sum(t.nbytes for t in self.transfers if t.direction == READ)
+
+    @property
+    def write_bytes(self):
+        return sum(t.nbytes for t in self.transfers if t.direction == WRITE)
+
+    @property
+    def peak_sram(self):
+        """Bytes of SRAM held by the largest block of any kernel."""
+        return max((sum(tiles.values()) for tiles in self.sram.values()), default=0)
+
+    def trips(self, tensor, direction=READ):
+        """How many times `tensor` was moved in full: its bytes moved in `direction` over its size.
+        E.g. FA2 with 2 blocks of Q rows reads K twice: ``trips("K") == 2.0``."""
+        return self.per_tensor[tensor][direction] / self.tensor_bytes[tensor]
+
+    def tile_counts(self, tensor, direction=READ, bh=0):
+        """{tile: how many times it was moved in `direction`} for head `bh` (None: all heads together)."""
+        return Counter(
+            t.tile for t in self.transfers if t.tensor == tensor and t.direction == direction and bh in (None, t.bh)
+        )
+
+    def summary(self):
+        """A plain dict: per_tensor, total_bytes, peak_sram and sram per kernel (what the CLI prints as JSON)."""
+        return {
+            "total_bytes": self.total_bytes,
+            "per_tensor": self.per_tensor,
+            "peak_sram_bytes": self.peak_sram,
+            "sram": {kernel: dict(tiles) for kernel, tiles in self.sram.items()},
+        }
