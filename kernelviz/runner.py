@@ -89,7 +89,7 @@ def run(sources):
     namespace = {"__name__": "__main__", "__builtins__": builtins, "pie": pie}
     stdout, stderr, outputs = io.StringIO(), io.StringIO(), []
     pie.clear()
-    for i, (source, filename) in enumerate(zip(sources, filenames)):
+    for i, (source, filename) in enumerate(zip(sources, filenames, strict=True)):
         lines = source.code.splitlines(keepends=True)
         linecache.cache[filename] = (len(source.code), None, lines, filename)
         before = stdout.tell()

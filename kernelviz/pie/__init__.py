@@ -1,10 +1,10 @@
 """pie: the drawing library of kernelviz. Standard library only; its one output is the Scene (see ``scene``).
 
-    pie.clear(); pie.show_canvas('right')
-    corner = pie.point(0, 0, hidden=True)
-    pie.rectangle(corner, 2, 1, fill='#99f6e4')
-    figure = pie.diagram(json.dumps(items), out='figure')
-    pie.ui.step_list(figure, steps=steps)
+pie.clear(); pie.show_canvas('right')
+corner = pie.point(0, 0, hidden=True)
+pie.rectangle(corner, 2, 1, fill='#99f6e4')
+figure = pie.diagram(json.dumps(items), out='figure')
+pie.ui.step_list(figure, steps=steps)
 """
 
 from . import ui

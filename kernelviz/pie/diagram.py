@@ -35,8 +35,9 @@ def field_value(func, where, key, value):
     if key in NUMBERS:
         ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         if not ok or (key in ("font", "wrap") and value < 0):
-            raise TypeError(f"pie.{func}: {arg} must be a finite number{' >= 0' if key in ('font', 'wrap') else ''}, "
-                            f"got {value!r}")
+            raise TypeError(
+                f"pie.{func}: {arg} must be a finite number{' >= 0' if key in ('font', 'wrap') else ''}, got {value!r}"
+            )
         return value
     if key in COLORS:
         return checks.color(func, arg, value)

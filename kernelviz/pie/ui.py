@@ -52,8 +52,10 @@ def _step(k, step, count):
         raise TypeError(f"pie.ui.step_list: {where} must be a dict, got {step!r}")
     unknown = set(step) - {"label", "stagger", *PHASES}
     if unknown:
-        raise ValueError(f"pie.ui.step_list: {where} has unknown keys {sorted(unknown)}; "
-                         "a step has label, start, move, end and stagger")
+        raise ValueError(
+            f"pie.ui.step_list: {where} has unknown keys {sorted(unknown)}; "
+            "a step has label, start, move, end and stagger"
+        )
     if not isinstance(step.get("label"), str):
         raise TypeError(f"pie.ui.step_list: {where}.label must be a string, got {step.get('label')!r}")
     out = {"label": step["label"]}
