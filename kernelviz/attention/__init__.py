@@ -1,0 +1,53 @@
+"""The attention algorithms on NumPy, each with a measured HBM ledger, and the closed-form counts they meet.
+
+    result = flash_attention_2(q, k, v, Br=64, Bc=64, causal=False, dtype="float32", scale=None)
+    result.o, result.lse, result.ledger.per_tensor, result.ledger.trips("K")
+
+Shapes: q (BH, N, d); k, v (BH, N_kv, d). Causal masking is bottom-right aligned (see ``reference``).
+Every algorithm takes Br, Bc, causal, dtype ("float32" or "float16" storage; float32 arithmetic), scale
+(default 1/sqrt(d)) and sram_budget (bytes, optional); flash decoding also takes n_splits.
+"""
+
+from . import formulas
+from ._inputs import AttentionResult
+from .fa1 import flash_attention_1
+from .fa2 import flash_attention_2
+from .flash_decoding import flash_decoding
+from .ledger import Ledger, SramBudgetError, Transfer
+from .reference import attention_fp64
+from .softmax import SoftmaxResult, naive_softmax, online_softmax, online_softmax_output, safe_softmax
+from .standard import standard_attention
+
+# The CLI's names for the algorithms, and the closed-form count each one's ledger meets.
+ALGORITHMS = {
+    "standard": standard_attention,
+    "fa1": flash_attention_1,
+    "fa2": flash_attention_2,
+    "flash-decoding": flash_decoding,
+}
+FORMULAS = {
+    "standard": formulas.standard,
+    "fa1": formulas.fa1,
+    "fa2": formulas.fa2,
+    "flash-decoding": formulas.flash_decoding,
+}
+
+__all__ = [
+    "ALGORITHMS",
+    "FORMULAS",
+    "AttentionResult",
+    "Ledger",
+    "SoftmaxResult",
+    "SramBudgetError",
+    "Transfer",
+    "attention_fp64",
+    "flash_attention_1",
+    "flash_attention_2",
+    "flash_decoding",
+    "formulas",
+    "naive_softmax",
+    "online_softmax",
+    "online_softmax_output",
+    "safe_softmax",
+    "standard_attention",
+]

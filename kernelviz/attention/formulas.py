@@ -1,0 +1,142 @@
+"""Closed-form HBM byte counts, per tensor: what each algorithm's ledger must add up to.
+
+Pure Python integer arithmetic, no imports, so that it ports line for line to JavaScript (the overview page's
+explorer uses a port, checked against this file). Every function that counts traffic returns
+{tensor: {"read": bytes, "write": bytes}}; ``total`` adds one up.
+
+Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query rows and Bc keys,
+``itemsize`` bytes per stored element of Q, K, V, O, S, P (4: float32, 2: float16); m, l, L and the partials
+of flash decoding are float32 (4 bytes) always. ``batch_heads`` multiplies everything.
+
+Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
+the K/V tiles that lie entirely above its last row's diagonal.
+"""
+
+STAT = 4  # bytes of a float32 statistic: m, l, L, partials
+
+
+def cdiv(a, b):
+    return (a + b - 1) // b
+
+
+def rw(read=0, write=0):
+    return {"read": read, "write": write}
+
+
+def total(per_tensor):
+    """The sum of the reads and writes of a {tensor: {"read", "write"}} count."""
+    return sum(t["read"] + t["write"] for t in per_tensor.values())
+
+
+def tiles_visited(i, N, Br, Bc, N_kv=None, causal=False):
+    """How many K/V tiles block i of query rows visits: all ceil(N_kv / Bc), or with causal masking those
+    starting at or before the last key its last row sees."""
+    N_kv = N if N_kv is None else N_kv
+    Tc = cdiv(N_kv, Bc)
+    if not causal:
+        return Tc
+    last_key = min((i + 1) * Br, N) - 1 + N_kv - N
+    if last_key < 0:
+        return 0
+    return min(Tc, last_key // Bc + 1)
+
+
+def tile_interactions(N, Br, Bc, N_kv=None, causal=False):
+    """Query-key tile pairs computed: Tr * Tc, or fewer with causal masking (tiles above the diagonal skipped)."""
+    return sum(tiles_visited(i, N, Br, Bc, N_kv, causal) for i in range(cdiv(N, Br)))
+
+
+def kv_rows_read(N, Br, Bc, N_kv=None, causal=False):
+    """Rows of K (and of V) read when every block of Br query rows reads each K/V tile it visits once."""
+    N_kv = N if N_kv is None else N_kv
+    return sum(min(tiles_visited(i, N, Br, Bc, N_kv, causal) * Bc, N_kv) for i in range(cdiv(N, Br)))
+
+
+def score_matrix_bytes(N, N_kv=None, itemsize=4, batch_heads=1):
+    """Bytes of the N x N_kv score matrix S, which standard attention materializes in HBM (and P as much again)."""
+    N_kv = N if N_kv is None else N_kv
+    return batch_heads * N * N_kv * itemsize
+
+
+def compulsory(N, d, N_kv=None, itemsize=4, batch_heads=1):
+    """The least any exact attention can move: read Q, K and V once, write O once."""
+    N_kv = N if N_kv is None else N_kv
+    h, s = batch_heads, itemsize
+    return {"Q": rw(h * N * d * s), "K": rw(h * N_kv * d * s), "V": rw(h * N_kv * d * s), "O": rw(0, h * N * d * s)}
+
+
+def standard(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Three kernels: S = QK^T (K read once per block of Q rows), P = softmax(S), O = PV (V likewise).
+    S and P are each written and read once; causal masking skips nothing."""
+    N_kv = N if N_kv is None else N_kv
+    h, s, Tr = batch_heads, itemsize, cdiv(N, Br)
+    nn = h * N * N_kv * s
+    return {
+        "Q": rw(h * N * d * s),
+        "K": rw(h * Tr * N_kv * d * s),
+        "V": rw(h * Tr * N_kv * d * s),
+        "S": rw(nn, nn),
+        "P": rw(nn, nn),
+        "O": rw(0, h * N * d * s),
+    }
+
+
+def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """K/V outer, Q inner: K and V read once; at every (K/V tile, Q block) step Qi, Oi, l_i, m_i are read and
+    Oi, l_i, m_i written back; O, l, m are also written once at the start (initialization)."""
+    N_kv = N if N_kv is None else N_kv
+    h, s = batch_heads, itemsize
+    steps_rows = 0  # rows of Q moved over all inner steps
+    for i in range(cdiv(N, Br)):
+        steps_rows += tiles_visited(i, N, Br, Bc, N_kv, causal) * min(Br, N - i * Br)
+    return {
+        "Q": rw(h * steps_rows * d * s),
+        "K": rw(h * N_kv * d * s),
+        "V": rw(h * N_kv * d * s),
+        "O": rw(h * steps_rows * d * s, h * (N + steps_rows) * d * s),
+        "l": rw(h * steps_rows * STAT, h * (N + steps_rows) * STAT),
+        "m": rw(h * steps_rows * STAT, h * (N + steps_rows) * STAT),
+    }
+
+
+def fa2(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Q outer, K/V inner: Q read once, K and V once per block of Q rows, O and L = m + log l written once."""
+    h, s = batch_heads, itemsize
+    kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
+    return {"Q": rw(h * N * d * s), "K": rw(kv), "V": rw(kv), "O": rw(0, h * N * d * s), "L": rw(0, h * N * STAT)}
+
+
+def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Split kernel: each of n_splits blocks per block of Q rows reads Qi and its own K/V tiles, and writes
+    float32 partials O, m, l; the combine kernel reads the partials once and writes O."""
+    h, s = batch_heads, itemsize
+    kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
+    partial_o, partial_stat = h * n_splits * N * d * STAT, h * n_splits * N * STAT
+    return {
+        "Q": rw(h * n_splits * N * d * s),
+        "K": rw(kv),
+        "V": rw(kv),
+        "O_partial": rw(partial_o, partial_o),
+        "m_partial": rw(partial_stat, partial_stat),
+        "l_partial": rw(partial_stat, partial_stat),
+        "O": rw(0, h * N * d * s),
+    }
+
+
+def split_overhead(N, d, n_splits, itemsize=4, batch_heads=1):
+    """Bytes flash decoding moves beyond FA2's Q, K, V and O: Q read n_splits - 1 more times, and the partials
+    O, m, l written and read back once each."""
+    h = batch_heads
+    return h * (n_splits - 1) * N * d * itemsize + 2 * h * n_splits * N * (d + 2) * STAT
+
+
+def softmax(variant, N, rows=1, itemsize=4, d=0):
+    """The softmax variants of the Online softmax page, on `rows` rows of N scores x (and, for "online-output",
+    values V of N x d): "naive" reads x twice (sum, normalize), "safe" three times (max, sum, normalize),
+    "online" twice (max and sum together, normalize); each writes y once. "online-output" reads x and V once
+    and writes o = softmax(x) V (rows x d) once."""
+    x = rows * N * itemsize
+    if variant == "online-output":
+        return {"x": rw(x), "V": rw(N * d * itemsize), "o": rw(0, rows * d * itemsize)}
+    passes = {"naive": 2, "safe": 3, "online": 2}[variant]
+    return {"x": rw(passes * x), "y": rw(0, x)}
