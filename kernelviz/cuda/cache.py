@@ -1,0 +1,32 @@
+"""Where compiled kernels are kept: $KERNELVIZ_CACHE, else ~/.cache/kernelviz, under cuda/; files named by the
+hash of everything that went into them, so a second build of the same inputs is a lookup."""
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def folder():
+    """The cache folder, created if missing."""
+    root = Path(os.environ.get("KERNELVIZ_CACHE") or Path.home() / ".cache" / "kernelviz")
+    path = root / "cuda"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def key(*parts):
+    """A short hex digest of `parts` (str or bytes)."""
+    h = hashlib.sha256()
+    for part in parts:
+        h.update(part if isinstance(part, bytes) else str(part).encode())
+        h.update(b"\0")
+    return h.hexdigest()[:20]
+
+
+def write_atomic(path, data):
+    """Write `data` (bytes) to `path` through a temporary file, so a reader never sees half of it."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)

@@ -1,0 +1,97 @@
+"""Run the unchanged .cu kernels on the CPU: g++ compiles each with cpu/shim.h and cpu/harness.cpp into a small
+program (cached by the hash of its sources), which runs in a subprocess, so a kernel that crashes or hangs fails
+its call and nothing else.
+
+`run(kernel, q, k, v, ...)` returns the kernel's outputs as float32 arrays (see kernels.outputs). The harness
+surrounds every buffer with NaN guard zones: an out-of-bounds read shows as NaN in the outputs, and an
+out-of-bounds write, or an output element never written, raises KernelRunError.
+"""
+
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import cache, kernels
+
+HERE = Path(__file__).parent / "cpu"
+SCHEDULES = ("threads", "forward", "backward")
+FLAGS = ("-std=c++20", "-O2", "-pthread")
+CPU_THREADS = 32
+_DEFINE = {"fa1": "KV_FA1", "fa2": "KV_FA2", "flash_decoding": "KV_FD"}
+
+
+class KernelRunError(RuntimeError):
+    """The kernel's program failed: a guard zone was written, an output was left unwritten, or it crashed."""
+
+
+def compiler():
+    """The path of g++, or None."""
+    return shutil.which("g++")
+
+
+def build(kernel, configs, source=None):
+    """The path of the CPU program for `kernel` with template instances `configs` [(Br, Bc, D), ...].
+    `source`: the .cu text to build instead of the file (tests plant bugs this way). Raises RuntimeError if g++
+    is missing or fails."""
+    gxx = compiler()
+    if gxx is None:
+        raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
+    configs = " ".join(f"C({br},{bc},{d})" for br, bc, d in sorted(set(configs)))
+    shim, harness = (HERE / "shim.h").read_text(), (HERE / "harness.cpp").read_text()
+    version = subprocess.run([gxx, "--version"], capture_output=True, text=True).stdout
+    digest = cache.key(kernel, source, configs, shim, harness, FLAGS, version)
+    folder = cache.folder()
+    exe = folder / f"cpu-{kernel}-{digest}"
+    if exe.exists():
+        return exe
+    src = folder / f"cpu-{kernel}-{digest}.cu"
+    cache.write_atomic(src, source.encode())
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        out = Path(tmp) / "a.out"
+        command = [gxx, *FLAGS, f"-I{HERE}", f'-DKV_FILE="{src}"', f"-D{_DEFINE[kernel]}"]
+        command += [f"-DKV_CONFIGS={configs}", str(HERE / "harness.cpp"), "-o", str(out)]
+        done = subprocess.run(command, capture_output=True, text=True)
+        if done.returncode != 0:
+            raise RuntimeError(f"g++ failed to build {kernel} for the CPU:\n{done.stderr[-4000:]}")
+        out.replace(exe)
+    return exe
+
+
+def run(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=CPU_THREADS, schedule="threads",
+        n_splits=1, source=None, timeout=120):
+    """Run `kernel` on the CPU and return {output name: float32 array}.
+
+    q, k, v: (BH, N, D) arrays (flash decoding: q is (BH, 1, D)); scale defaults to 1/sqrt(D); tiles (Br, Bc)
+    default to kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h);
+    `source` replaces the .cu text. Raises SharedMemoryError before running if the tiles would not fit a GPU,
+    KernelRunError if the program fails or times out."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+    q, k, v = (np.ascontiguousarray(x, dtype=np.float32) for x in (q, k, v))
+    bh, n, d = k.shape
+    tiles = tuple(tiles or kernels.default_tiles(kernel, d))
+    kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same shared-memory check as on a GPU
+    scale = 1.0 / np.sqrt(d) if scale is None else scale
+    exe = build(kernel, [(*tiles, d)], source)
+    argv = [exe, bh, n, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
+    try:
+        done = subprocess.run(
+            [str(a) for a in argv], input=q.tobytes() + k.tobytes() + v.tobytes(), capture_output=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise KernelRunError(f"{kernel} did not finish in {timeout} s (a deadlock at a __syncthreads()?)") from e
+    if done.returncode != 0:
+        raise KernelRunError(f"{kernel} failed (exit {done.returncode}): {done.stderr.decode().strip()}")
+    result, data, at = {}, np.frombuffer(done.stdout, dtype=np.float32), 0
+    for name, shape in kernels.outputs(kernel, bh, n, d, n_splits).items():
+        size = int(np.prod(shape))
+        result[name] = data[at : at + size].reshape(shape).copy()
+        at += size
+    if at != data.size:
+        raise KernelRunError(f"{kernel} wrote {data.size} floats, expected {at}")
+    return result

@@ -1,0 +1,147 @@
+// Runs one kernel of this folder on the CPU through shim.h; kernelviz/cuda/cpu.py builds and drives it.
+//
+// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2 or -DKV_FD (which kernel), and
+// -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding has Br = 1).
+// argv: BH N D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (Q has 1 row per BH for
+// flash decoding); stdout: the outputs as float32, in the order cpu.py reads them.
+//
+// Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
+// a read past an input gives NaN in the answer, and a write past an output, or an output element never written,
+// is reported (exit status 3).
+#include "shim.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include KV_FILE
+
+namespace {
+
+constexpr uint32_t POISON = 0x7fc0dead;  // a quiet NaN no arithmetic produces
+constexpr size_t GUARD = 4096;            // floats on each side of a buffer
+
+struct Buffer {
+    std::string name;
+    size_t n;
+    std::vector<float> mem;
+    Buffer(std::string name_, size_t n_) : name(std::move(name_)), n(n_), mem(n_ + 2 * GUARD) {
+        uint32_t p = POISON;
+        float f;
+        std::memcpy(&f, &p, 4);
+        std::fill(mem.begin(), mem.end(), f);
+    }
+    float* ptr() { return mem.data() + GUARD; }
+    static bool poisoned(float f) {
+        uint32_t u;
+        std::memcpy(&u, &f, 4);
+        return u == POISON;
+    }
+    bool check(bool output) const {  // guards intact; for an output, every element written
+        for (size_t k = 0; k < mem.size(); k++) {
+            bool inside = k >= GUARD && k < GUARD + n;
+            if (!inside && !poisoned(mem[k])) {
+                long at = long(k) - long(GUARD);
+                std::fprintf(stderr, "write out of bounds: %s[%ld] (size %zu)\n", name.c_str(), at, n);
+                return false;
+            }
+            if (inside && output && poisoned(mem[k])) {
+                std::fprintf(stderr, "never written: %s[%zu] (size %zu)\n", name.c_str(), k - GUARD, n);
+                return false;
+            }
+        }
+        return true;
+    }
+    void read() {
+        if (std::fread(ptr(), sizeof(float), n, stdin) != n) throw std::runtime_error("short input for " + name);
+    }
+    void write() { std::fwrite(ptr(), sizeof(float), n, stdout); }
+};
+
+struct Args {
+    int BH, N, D, Br, Bc, threads, causal, n_splits;
+    kvshim::Schedule schedule;
+    float scale;
+};
+
+int finish(std::vector<Buffer*> inputs, std::vector<Buffer*> outputs) {
+    bool ok = true;
+    for (auto* b : inputs) ok = b->check(false) && ok;
+    for (auto* b : outputs) ok = b->check(true) && ok;
+    if (!ok) return 3;
+    for (auto* b : outputs) b->write();
+    return 0;
+}
+
+#ifdef KV_FA2
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", Q.n), V("V", Q.n), O("O", Q.n), L("L", size_t(a.BH) * a.N);
+    Q.read(), K.read(), V.read();
+    dim3 grid{unsigned((a.N + Br - 1) / Br), unsigned(a.BH), 1}, block{unsigned(a.threads), 1, 1};
+    kvshim::launch(fa2<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), L.ptr(), a.N,
+                   a.scale, a.causal);
+    return finish({&Q, &K, &V}, {&O, &L});
+}
+#endif
+
+#ifdef KV_FA1
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", Q.n), V("V", Q.n), O("O", Q.n);
+    Buffer l("l", size_t(a.BH) * a.N), m("m", l.n);
+    Q.read(), K.read(), V.read();
+    dim3 grid{unsigned(a.BH), 1, 1}, block{unsigned(a.threads), 1, 1};
+    kvshim::launch(fa1<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), l.ptr(), m.ptr(),
+                   a.N, a.scale, a.causal);
+    return finish({&Q, &K, &V}, {&O, &l, &m});
+}
+#endif
+
+#ifdef KV_FD
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    static_assert(Br == 1, "flash decoding has one query row");
+    Buffer Q("Q", size_t(a.BH) * D), K("K", size_t(a.BH) * a.N * D), V("V", K.n);
+    Buffer Op("O_partial", size_t(a.BH) * a.n_splits * D), mp("m_partial", size_t(a.BH) * a.n_splits);
+    Buffer lp("l_partial", mp.n), O("O", Q.n);
+    Q.read(), K.read(), V.read();
+    int S = (a.N + a.n_splits - 1) / a.n_splits;  // keys per split
+    dim3 block{unsigned(a.threads), 1, 1};
+    kvshim::launch(fd_split<Bc, D>, dim3{unsigned(a.n_splits), unsigned(a.BH), 1}, block, a.schedule, Q.ptr(),
+                   K.ptr(), V.ptr(), Op.ptr(), mp.ptr(), lp.ptr(), a.N, a.scale, a.n_splits, S);
+    kvshim::launch(fd_combine<D>, dim3{unsigned(a.BH), 1, 1}, block, a.schedule, Op.ptr(), mp.ptr(), lp.ptr(),
+                   O.ptr(), a.n_splits);
+    return finish({&Q, &K, &V}, {&Op, &mp, &lp, &O});
+}
+#endif
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 11) {
+        std::fprintf(stderr, "usage: %s BH N D Br Bc threads schedule causal n_splits scale\n", argv[0]);
+        return 2;
+    }
+    Args a;
+    a.BH = std::atoi(argv[1]), a.N = std::atoi(argv[2]), a.D = std::atoi(argv[3]);
+    a.Br = std::atoi(argv[4]), a.Bc = std::atoi(argv[5]), a.threads = std::atoi(argv[6]);
+    std::string schedule = argv[7];
+    a.schedule = schedule == "forward"    ? kvshim::Schedule::forward
+                 : schedule == "backward" ? kvshim::Schedule::backward
+                                          : kvshim::Schedule::threads;
+    a.causal = std::atoi(argv[8]), a.n_splits = std::atoi(argv[9]), a.scale = std::strtof(argv[10], nullptr);
+    try {
+#define C(R, B, W) \
+    if (a.Br == R && a.Bc == B && a.D == W) return run<R, B, W>(a);
+        KV_CONFIGS
+#undef C
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s\n", e.what());
+        return 2;
+    }
+    std::fprintf(stderr, "not built for tiles Br=%d Bc=%d D=%d\n", a.Br, a.Bc, a.D);
+    return 4;
+}

@@ -1,0 +1,102 @@
+"""The kernels of this folder as the host sees them: file, tiles, launch shapes, shared memory and outputs.
+
+Both backends, the CPU shim (`cpu.py`) and the GPU (`launch.py`), take their launch plans from here, so a plan
+that would not fit a GPU's shared memory fails the same way on the CPU, before anything runs.
+
+Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per
+(batch·head). The outputs are named as in the kernels (see `outputs`).
+"""
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+FOLDER = Path(__file__).parent
+KERNELS = ("fa1", "fa2", "flash_decoding")
+FILES = {"fa1": "fa1.cu", "fa2": "fa2.cu", "flash_decoding": "flash_decoding.cu"}
+STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
+GPU_THREADS = 128
+
+
+class SharedMemoryError(ValueError):
+    """A launch whose tiles need more shared memory per block than the device allows."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch: its template name (as nvcc or NVRTC instantiates it), grid, block and shared memory."""
+
+    name: str
+    grid: tuple
+    threads: int
+    shared_bytes: int
+
+
+def default_tiles(kernel, d):
+    """(Br, Bc) for head dimension d: the largest that keep a block's shared memory under 48 KiB."""
+    if kernel == "flash_decoding":
+        return (1, 64 if d <= 64 else 32)
+    return (32, 32) if d <= 64 else (16, 16)
+
+
+def shared_bytes(kernel, tiles, d):
+    """Bytes of static shared memory one block of each of `kernel`'s launches declares, as in the .cu files."""
+    br, bc = tiles
+    if kernel in ("fa1", "fa2"):
+        return [4 * (2 * br * d + 2 * bc * d + br * bc + 2 * br)]
+    if kernel == "flash_decoding":
+        return [4 * (2 * d + 2 * bc * d + bc + 3), 4 * (2 + d)]  # fd_split, fd_combine
+    raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
+
+
+def check_shared_memory(launch, limit):
+    """Raise SharedMemoryError, naming the launch and both numbers, if `launch` needs more than `limit` bytes."""
+    if launch.shared_bytes > limit:
+        raise SharedMemoryError(
+            f"{launch.name} needs {launch.shared_bytes} bytes of shared memory per block and the device allows "
+            f"{limit}: choose smaller tiles (shared memory is 4*(2*Br*D + 2*Bc*D + Br*Bc + 2*Br) bytes for FA1/FA2)"
+        )
+
+
+def split_size(n, n_splits):
+    """S, the keys per split of flash decoding: ceil(n / n_splits); trailing splits may be short or empty."""
+    return -(-n // n_splits)
+
+
+def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=STATIC_SHARED_LIMIT):
+    """The launches of `kernel` for these shapes, in order, after checking each against `limit` bytes of shared
+    memory per block. Raises ValueError for a bad shape and SharedMemoryError for tiles that do not fit."""
+    br, bc = tiles or default_tiles(kernel, d)
+    if bh < 1 or n < 1 or d < 1:
+        raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
+    if not 1 <= threads <= 1024:
+        raise ValueError(f"a block holds 1 to 1024 threads, not {threads}")
+    smem = shared_bytes(kernel, (br, bc), d)
+    if kernel == "fa2":
+        launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
+    elif kernel == "fa1":
+        launches = [Launch(f"fa1<{br}, {bc}, {d}>", (bh,), threads, smem[0])]
+    else:
+        if br != 1 or n_splits < 1:
+            raise ValueError(f"flash decoding takes Br = 1 and n_splits >= 1, not Br={br}, n_splits={n_splits}")
+        launches = [
+            Launch(f"fd_split<{bc}, {d}>", (n_splits, bh), threads, smem[0]),
+            Launch(f"fd_combine<{d}>", (bh,), threads, smem[1]),
+        ]
+    for launch in launches:
+        check_shared_memory(launch, limit)
+    return launches
+
+
+def outputs(kernel, bh, n, d, n_splits=1):
+    """{name: shape} of what `kernel` writes, in the order the kernels' arguments list them."""
+    if kernel == "fa2":
+        return {"O": (bh, n, d), "L": (bh, n)}
+    if kernel == "fa1":
+        return {"O": (bh, n, d), "l": (bh, n), "m": (bh, n)}
+    return {
+        "O_partial": (bh, n_splits, d),
+        "m_partial": (bh, n_splits),
+        "l_partial": (bh, n_splits),
+        "O": (bh, 1, d),
+    }
