@@ -1,0 +1,161 @@
+"""The explorer's JavaScript port of the byte formulas agrees with kernelviz.attention on many settings.
+
+web/src/explorer/formulas.js ports kernelviz/attention/formulas.py function by function, and
+web/src/explorer/sram.js ports the FA2 block's SRAM tiles and the ledger's fit rule. Here node runs the JS on a
+dense grid plus a seeded random sample of settings, and every answer must equal Python's exactly.
+"""
+
+import itertools
+import json
+import random
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
+
+EXPLORER = Path(__file__).resolve().parents[2] / "web" / "src" / "explorer"
+NODE = shutil.which("node")
+
+RUN_JS = """
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const dir = process.argv[1];
+const F = await import(pathToFileURL(dir + '/formulas.js'));
+const S = await import(pathToFileURL(dir + '/sram.js'));
+const mods = { ...F, ...S };
+const calls = JSON.parse(readFileSync(0, 'utf8'));
+console.log(JSON.stringify(calls.map(([fn, args]) => mods[fn](...args))));
+"""
+
+
+def run_js(calls):
+    """[(function name, [args])] -> the JS results, in one node process."""
+    if NODE is None:
+        pytest.skip("node is not installed")
+    out = subprocess.run(
+        [NODE, "--input-type=module", "-e", RUN_JS, str(EXPLORER)],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return json.loads(out.stdout)
+
+
+def settings():
+    """A dense grid of small and ragged sizes, the explorer's own sizes, and a seeded random sample."""
+    grid = list(
+        itertools.product(
+            [1, 7, 64, 100, 256, 1000],  # N
+            [None, 1, 50, 64, 300],  # N_kv
+            [16, 64],  # d
+            [1, 16, 48, 64],  # Br
+            [1, 16, 40, 128],  # Bc
+            [False, True],  # causal
+            [2, 4],  # itemsize
+            [1, 3],  # batch_heads
+        )
+    )
+    explorer = list(
+        itertools.product(
+            [64, 96, 4096, 131072], [None], [32, 128, 256], [16, 256], [16, 64], [False, True], [2, 4], [1]
+        )
+    )
+    rng = random.Random(8)
+    sample = [
+        (
+            rng.randint(1, 5000),
+            rng.choice([None, rng.randint(1, 5000)]),
+            rng.randint(1, 300),
+            rng.randint(1, 300),
+            rng.randint(1, 300),
+            rng.random() < 0.5,
+            rng.choice([2, 4]),
+            rng.randint(1, 8),
+        )
+        for _ in range(300)
+    ]
+    return grid + explorer + sample
+
+
+def calls_for(N, N_kv, d, Br, Bc, causal, s, h):
+    tr = formulas.cdiv(N, Br)
+    return [
+        ("cdiv", [N, Br]),
+        ("tiles_visited", [0, N, Br, Bc, N_kv, causal]),
+        ("tiles_visited", [tr - 1, N, Br, Bc, N_kv, causal]),
+        ("tiles_visited", [tr // 2, N, Br, Bc, N_kv, causal]),
+        ("tile_interactions", [N, Br, Bc, N_kv, causal]),
+        ("kv_rows_read", [N, Br, Bc, N_kv, causal]),
+        ("score_matrix_bytes", [N, N_kv, s, h]),
+        ("compulsory", [N, d, N_kv, s, h]),
+        ("standard", [N, d, Br, Bc, N_kv, causal, s, h]),
+        ("fa2", [N, d, Br, Bc, N_kv, causal, s, h]),
+    ]
+
+
+def test_every_formula_matches_python_on_many_settings():
+    calls = [c for setting in settings() for c in calls_for(*setting)]
+    assert len(calls) > 10_000
+    js = run_js(calls)
+    mismatches = []
+    for (fn, args), got in zip(calls, js, strict=True):
+        want = getattr(formulas, fn)(*args)
+        if got != want:
+            mismatches.append((fn, args, want, got))
+    assert mismatches == [], f"{len(mismatches)} mismatches, first: {mismatches[:3]}"
+
+
+def test_total_matches_python():
+    counts = [formulas.fa2(100, 64, 16, 40, None, True, 2, 3), formulas.standard(4096, 128, 64, 64)]
+    assert run_js([("total", [c]) for c in counts]) == [formulas.total(c) for c in counts]
+
+
+def test_defaults_match_python():
+    # Omitted trailing arguments take Python's keyword defaults (N_kv = N, causal False, itemsize 4, one head).
+    js = run_js([("standard", [512, 64, 64, 32]), ("fa2", [512, 64, 64, 32]), ("compulsory", [512, 64])])
+    assert js == [formulas.standard(512, 64, 64, 32), formulas.fa2(512, 64, 64, 32), formulas.compulsory(512, 64)]
+
+
+DTYPE_BYTES = {"float32": 4, "float16": 2}
+
+
+def fa2_ledger_sram(Br, Bc, d, dtype, budget=None):
+    """The SRAM tiles flash_attention_2 declares for one block (tiny inputs: only Br, Bc, d, dtype matter)."""
+    x = np.ones((1, 3, d), np.float32)
+    return flash_attention_2(x, x, x, Br=Br, Bc=Bc, dtype=dtype, sram_budget=budget).ledger.sram["fa2"]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_sram_tiles_match_the_fa2_ledger(dtype):
+    shapes = list(itertools.product([1, 16, 64, 128, 256], [16, 48, 128], [32, 64, 96, 256]))
+    js = run_js([("fa2_sram", [Br, Bc, d, DTYPE_BYTES[dtype]]) for Br, d, Bc in shapes])
+    for (Br, d, Bc), got in zip(shapes, js, strict=True):
+        want = fa2_ledger_sram(Br, Bc, d, dtype)
+        assert list(got.items()) == list(want.items()), (Br, Bc, d, dtype)  # same tiles, same order
+
+
+@pytest.mark.parametrize("budget_kib", [8, 24, 48, 100, 163, 227])
+def test_the_tile_that_does_not_fit_matches_the_ledger(budget_kib):
+    budget = budget_kib * 1024
+    shapes = list(itertools.product([16, 64, 128, 256], [32, 128, 256], [64, 128], ["float32", "float16"]))
+    tiles = [fa2_ledger_sram(Br, Bc, d, dt) for Br, Bc, d, dt in shapes]
+    js = run_js([("sram_fit", [t, budget]) for t in tiles])
+    seen_over = 0
+    for (Br, Bc, d, dt), got in zip(shapes, js, strict=True):
+        try:
+            fa2_ledger_sram(Br, Bc, d, dt, budget)
+        except SramBudgetError as e:
+            named = re.findall(r"(\w+) \(\d+ B\)", str(e).split("do not:")[1])
+            assert not got["fits"] and got["over"] == named, (Br, Bc, d, dt, str(e))
+            seen_over += 1
+        else:
+            assert got["fits"] and got["over"] == [], (Br, Bc, d, dt)
+    if budget_kib <= 48:
+        assert seen_over > 0  # the small budgets exercise the error path

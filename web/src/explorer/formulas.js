@@ -1,0 +1,90 @@
+// Closed-form HBM byte counts: a line-for-line port of kernelviz/attention/formulas.py, for the explorer.
+//
+// Same names, same argument order (Python's keyword defaults become trailing positional defaults; None is null),
+// same results: tests/explorer/test_explorer_formulas.py runs this file under node and compares every function
+// with its Python twin on many settings, so the two definitions cannot drift. Change formulas.py first.
+//
+// Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query rows and Bc keys, itemsize
+// bytes per stored element (4 float32, 2 float16 or bfloat16); statistics are float32 always. Every count is an
+// integer below 2**53, exact in a JS number.
+
+export const STAT = 4; // bytes of a float32 statistic: m, l, L, partials
+
+/** formulas.cdiv */
+export function cdiv(a, b) {
+  return Math.floor((a + b - 1) / b);
+}
+
+/** formulas.rw */
+export function rw(read = 0, write = 0) {
+  return { read, write };
+}
+
+/** formulas.total: the sum of the reads and writes of a {tensor: {read, write}} count. */
+export function total(perTensor) {
+  return Object.values(perTensor).reduce((sum, t) => sum + t.read + t.write, 0);
+}
+
+/** formulas.tiles_visited: K/V tiles block i of query rows visits (causal: not entirely above its diagonal). */
+export function tiles_visited(i, N, Br, Bc, N_kv = null, causal = false) {
+  N_kv = N_kv ?? N;
+  const Tc = cdiv(N_kv, Bc);
+  if (!causal) return Tc;
+  const lastKey = Math.min((i + 1) * Br, N) - 1 + N_kv - N;
+  if (lastKey < 0) return 0;
+  return Math.min(Tc, Math.floor(lastKey / Bc) + 1);
+}
+
+/** formulas.tile_interactions: query-key tile pairs computed, Tr * Tc or fewer with causal masking. */
+export function tile_interactions(N, Br, Bc, N_kv = null, causal = false) {
+  let sum = 0;
+  for (let i = 0; i < cdiv(N, Br); i++) sum += tiles_visited(i, N, Br, Bc, N_kv, causal);
+  return sum;
+}
+
+/** formulas.kv_rows_read: rows of K (and of V) read when every block of query rows reads each tile it visits. */
+export function kv_rows_read(N, Br, Bc, N_kv = null, causal = false) {
+  N_kv = N_kv ?? N;
+  let sum = 0;
+  for (let i = 0; i < cdiv(N, Br); i++) sum += Math.min(tiles_visited(i, N, Br, Bc, N_kv, causal) * Bc, N_kv);
+  return sum;
+}
+
+/** formulas.score_matrix_bytes: bytes of the N x N_kv score matrix S that standard attention materializes. */
+export function score_matrix_bytes(N, N_kv = null, itemsize = 4, batch_heads = 1) {
+  N_kv = N_kv ?? N;
+  return batch_heads * N * N_kv * itemsize;
+}
+
+/** formulas.compulsory: the least any exact attention moves: read Q, K, V once, write O once. */
+export function compulsory(N, d, N_kv = null, itemsize = 4, batch_heads = 1) {
+  N_kv = N_kv ?? N;
+  const h = batch_heads;
+  const s = itemsize;
+  return { Q: rw(h * N * d * s), K: rw(h * N_kv * d * s), V: rw(h * N_kv * d * s), O: rw(0, h * N * d * s) };
+}
+
+/** formulas.standard: S = QK^T, P = softmax(S), O = PV, with S and P written and read once; causal skips nothing. */
+export function standard(N, d, Br, Bc, N_kv = null, causal = false, itemsize = 4, batch_heads = 1) {
+  N_kv = N_kv ?? N;
+  const h = batch_heads;
+  const s = itemsize;
+  const Tr = cdiv(N, Br);
+  const nn = h * N * N_kv * s;
+  return {
+    Q: rw(h * N * d * s),
+    K: rw(h * Tr * N_kv * d * s),
+    V: rw(h * Tr * N_kv * d * s),
+    S: rw(nn, nn),
+    P: rw(nn, nn),
+    O: rw(0, h * N * d * s),
+  };
+}
+
+/** formulas.fa2: Q read once, K and V once per block of Q rows, O and L = m + log l written once. */
+export function fa2(N, d, Br, Bc, N_kv = null, causal = false, itemsize = 4, batch_heads = 1) {
+  const h = batch_heads;
+  const s = itemsize;
+  const kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s;
+  return { Q: rw(h * N * d * s), K: rw(kv), V: rw(kv), O: rw(0, h * N * d * s), L: rw(0, h * N * STAT) };
+}
