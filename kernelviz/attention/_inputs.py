@@ -47,7 +47,8 @@ def check_qkv(q, k, v, scale, dtype):
     """Validate q, k, v and the scale; return them cast to the storage dtype, the scale, and the dtype."""
     q, k, v, scale = validate(q, k, v, scale)
     dt = storage_dtype(dtype)
-    cast = [x.astype(dt) for x in (q, k, v)]
+    with np.errstate(over="ignore"):
+        cast = [x.astype(dt) for x in (q, k, v)]
     for name, x in zip("qkv", cast, strict=True):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{name}: overflows {dt.name} storage")
