@@ -61,8 +61,21 @@ def build(kernel, configs, source=None):
     return exe
 
 
-def run(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=CPU_THREADS, schedule="threads",
-        n_splits=1, source=None, timeout=120):
+def run(
+    kernel,
+    q,
+    k,
+    v,
+    *,
+    causal=False,
+    scale=None,
+    tiles=None,
+    threads=CPU_THREADS,
+    schedule="threads",
+    n_splits=1,
+    source=None,
+    timeout=120,
+):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
     q, k, v: (BH, N, D) arrays (flash decoding: q is (BH, 1, D)); scale defaults to 1/sqrt(D); tiles (Br, Bc)
@@ -80,7 +93,9 @@ def run(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=CPU_TH
     argv = [exe, bh, n, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
     try:
         done = subprocess.run(
-            [str(a) for a in argv], input=q.tobytes() + k.tobytes() + v.tobytes(), capture_output=True,
+            [str(a) for a in argv],
+            input=q.tobytes() + k.tobytes() + v.tobytes(),
+            capture_output=True,
             timeout=timeout,
         )
     except subprocess.TimeoutExpired as e:

@@ -7,7 +7,7 @@
 //
 // Memory levels: HBM is every pointer argument, SRAM is every __shared__ array, registers are the locals.
 // Layout: Q, K, V and O are (BH, N, D) row-major, l and m are (BH, N). Launch: grid (BH), any blockDim.x.
-// Causal masking is top-left aligned: query row r sees keys 0..r.
+// Causal: query row r sees keys 0..r (Q and K have the same N, so this is attention/'s bottom-right rule too).
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif
@@ -107,7 +107,7 @@ __global__ void fa1(const float* Q, const float* K, const float* V, float* O, fl
             }
             for (int r = tid; r < Br; r += blockDim.x)
                 if (row0 + r < N) { m[row0 + r] = mi[r]; l[row0 + r] = li[r]; }
-            __syncthreads();  // waits for: the write-back done with Qi, Oi, mi, li before the next block reloads them
+            // No barrier: the next load_q_carries has each thread overwrite only the elements it wrote back here.
             // endregion
         }
     }

@@ -7,7 +7,7 @@
 //
 // Memory levels: HBM is every pointer argument, SRAM is every __shared__ array, registers are the locals.
 // Layout: Q, K, V and O are (BH, N, D) row-major, L is (BH, N). Launch: grid (ceil(N/Br), BH), any blockDim.x.
-// Causal masking is top-left aligned: query row r sees keys 0..r.
+// Causal: query row r sees keys 0..r (Q and K have the same N, so this is attention/'s bottom-right rule too).
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif

@@ -1,0 +1,51 @@
+"""`kernelviz verify`: run every kernel against attention/'s reference (on the GPU when there is one, else through
+the CPU shim), and with --compile, tabulate what ptxas reports for each kernel and architecture."""
+
+HELP = "check the CUDA kernels: compile them with nvcc (--compile) and compare their answers with attention/"
+
+
+def add_arguments(parser):
+    parser.add_argument(
+        "--compile",
+        action="store_true",
+        help="compile with nvcc for sm_80 and sm_90 and print "
+        "registers, shared memory and spills per kernel (no GPU needed)",
+    )
+    parser.add_argument(
+        "--backend",
+        choices=("auto", "gpu", "cpu"),
+        default="auto",
+        help="where to run the kernels: the GPU if there is one (auto), or the CPU shim",
+    )
+    parser.add_argument("--no-run", action="store_true", help="only compile (with --compile); run nothing")
+
+
+def main(args):
+    from . import compile, launch, verify
+
+    status = 0
+    if args.compile:
+        try:
+            found = compile.compile_all()
+        except RuntimeError as e:
+            print(f"error: {e}")
+            return 1
+        for kernel, rows in found.items():
+            print(f"{kernel}.cu\n{compile.table(rows)}\n")
+            if any(r.spill_stores or r.spill_loads for r in rows):
+                print(f"warning: {kernel}.cu spills registers")
+    if args.no_run:
+        return status
+    backend = None if args.backend == "auto" else args.backend
+    if backend == "gpu" and not launch.available():
+        print("error: no GPU found (the GPU backend needs CuPy and an NVIDIA GPU); use --backend cpu")
+        return 1
+    try:
+        found = verify.checks(backend)
+    except (RuntimeError, ValueError) as e:
+        print(f"error: {e}")
+        return 1
+    print(verify.table(found))
+    failed = [c for c in found if not c.ok]
+    print(f"\n{len(found) - len(failed)} passed, {len(failed)} failed (tolerance {verify.TOL:g}, relative)")
+    return 1 if failed else status

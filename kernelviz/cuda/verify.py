@@ -1,0 +1,98 @@
+"""Check the kernels against attention/'s float64 reference, on the GPU when there is one, else through the CPU
+shim, and tabulate what ptxas says about them.
+
+The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed
+from the same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from kernelviz.attention.reference import attention_fp64
+
+from . import cpu, kernels, launch
+
+TOL = 1e-5
+SHAPES = [(2, n, d) for n in (1, 7, 64, 130) for d in (16, 64)]  # (BH, N, d)
+SPLITS = (1, 3, 8)
+
+
+@dataclass(frozen=True)
+class Check:
+    kernel: str
+    backend: str
+    shape: tuple
+    option: str  # "causal", "splits=3", ...
+    error: float  # relative error of O (and L), NaN if any output is not finite
+
+    @property
+    def ok(self):
+        return bool(self.error <= TOL)
+
+
+def inputs(bh, n, d, decode=False, seed=0):
+    """Random float32 q, k, v; q has one row per (batch·head) when `decode`."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((bh, 1 if decode else n, d)).astype(np.float32)
+    k, v = (rng.standard_normal((bh, n, d)).astype(np.float32) for _ in range(2))
+    return q, k, v
+
+
+def rel_err(x, ref):
+    """max |x - ref| / max |ref| (over 1 where ref is all zeros); inf if x is not finite."""
+    x = np.asarray(x, dtype=np.float64)
+    if not np.isfinite(x).all():
+        return float("inf")
+    return float(np.abs(x - ref).max() / (np.abs(ref).max() or 1.0))
+
+
+def lse_err(x, ref):
+    """max |x - ref| / max(1, max |ref|); inf if x is not finite."""
+    x = np.asarray(x, dtype=np.float64)
+    if not np.isfinite(x).all():
+        return float("inf")
+    return float(np.abs(x - ref).max() / max(1.0, float(np.abs(ref).max())))
+
+
+def error(kernel, out, q, k, v, causal=False):
+    """The larger of the errors of `out` (a kernel's outputs) against attention_fp64: O by rel_err, and L (FA1:
+    m + log l) by lse_err."""
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    err = rel_err(out["O"], o_ref)
+    if kernel == "fa2":
+        err = max(err, lse_err(out["L"], lse_ref))
+    elif kernel == "fa1":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            err = max(err, lse_err(out["m"].astype(np.float64) + np.log(out["l"].astype(np.float64)), lse_ref))
+    return err
+
+
+def checks(backend=None, shapes=SHAPES, **options):
+    """Run every kernel on `shapes` with and without causal masking (flash decoding: for each of SPLITS) on
+    `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks."""
+    backend = backend or ("gpu" if launch.available() else "cpu")
+    run = launch.run if backend == "gpu" else cpu.run
+    found = []
+    for bh, n, d in shapes:
+        for kernel in kernels.KERNELS:
+            decode = kernel == "flash_decoding"
+            q, k, v = inputs(bh, n, d, decode)
+            variants = [{"n_splits": s} for s in SPLITS] if decode else [{"causal": False}, {"causal": True}]
+            for variant in variants:
+                out = run(kernel, q, k, v, **variant, **options)
+                option = f"splits={variant['n_splits']}" if decode else ("causal" if variant["causal"] else "full")
+                err = error(kernel, out, q, k, v, causal=variant.get("causal", False))
+                found.append(Check(kernel, backend, (bh, n, d), option, err))
+    return found
+
+
+def table(found):
+    """The Checks as a text table, one line each."""
+    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<10}{'rel. error':>12}  result"]
+    for c in found:
+        shape = ", ".join(map(str, c.shape))
+        lines.append(
+            f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<10}{c.error:>12.2e}  {'ok' if c.ok else 'FAIL'}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,104 @@
+"""The .cu kernels, unchanged, run on the CPU through the shim and agree with attention/'s float64 reference."""
+
+import numpy as np
+import pytest
+from cuda_cases import TOL, needs_gxx, qkv, rel_err
+
+from kernelviz.attention.reference import attention_fp64
+from kernelviz.cuda import cpu
+
+pytestmark = needs_gxx
+
+NS, DS = (1, 7, 64, 130), (16, 64)
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", DS)
+@pytest.mark.parametrize("n", NS)
+def test_fa2_matches_reference(n, d, causal):
+    q, k, v = qkv(2, n, d)
+    out = cpu.run("fa2", q, k, v, causal=causal)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    assert rel_err(out["O"], o_ref) <= TOL
+    assert np.abs(out["L"] - lse_ref).max() <= TOL * max(1.0, np.abs(lse_ref).max())
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("d", DS)
+@pytest.mark.parametrize("n", NS)
+def test_fa1_matches_reference(n, d, causal):
+    q, k, v = qkv(2, n, d, seed=1)
+    out = cpu.run("fa1", q, k, v, causal=causal)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    assert rel_err(out["O"], o_ref) <= TOL  # FA1 keeps O normalized in HBM: it is the answer as it stands
+    lse = out["m"].astype(np.float64) + np.log(out["l"])
+    assert np.abs(lse - lse_ref).max() <= TOL * max(1.0, np.abs(lse_ref).max())
+
+
+def split_reference(q, k, v, n_splits):
+    """Per split s, in float64: m_s, l_s and the unnormalized O_s over keys [s*S, s*S + S), S = ceil(N/n_splits)."""
+    bh, n, d = k.shape
+    size = -(-n // n_splits)
+    o = np.zeros((bh, n_splits, d))
+    m, ell = np.full((bh, n_splits), -np.inf), np.zeros((bh, n_splits))
+    scores = np.einsum("bd,bnd->bn", q[:, 0].astype(np.float64), k.astype(np.float64)) / np.sqrt(d)
+    for s in range(n_splits):
+        keys = slice(s * size, min(s * size + size, n))
+        if s * size >= n:
+            continue
+        m[:, s] = scores[:, keys].max(-1)
+        p = np.exp(scores[:, keys] - m[:, s : s + 1])
+        ell[:, s], o[:, s] = p.sum(-1), np.einsum("bn,bnd->bd", p, v[:, keys].astype(np.float64))
+    return o, m, ell
+
+
+@pytest.mark.parametrize("n_splits", [1, 2, 3, 8])
+@pytest.mark.parametrize("d", DS)
+@pytest.mark.parametrize("n", NS)
+def test_flash_decoding_matches_reference(n, d, n_splits):
+    q, k, v = qkv(3, n, d, decode=True, seed=2)
+    out = cpu.run("flash_decoding", q, k, v, n_splits=n_splits)
+    o_ref, _ = attention_fp64(q, k, v)
+    assert rel_err(out["O"], o_ref) <= TOL
+    o_s, m_s, l_s = split_reference(q, k, v, n_splits)
+    assert np.array_equal(np.isneginf(out["m_partial"]), np.isneginf(m_s))  # empty splits, and only they
+    live = np.isfinite(m_s)
+    assert rel_err(out["m_partial"][live], m_s[live]) <= TOL
+    assert rel_err(out["l_partial"][live], l_s[live]) <= TOL
+    assert rel_err(out["O_partial"], o_s) <= TOL  # unnormalized: not divided by l_s
+    assert not out["l_partial"][~live].any() and not out["O_partial"][~live].any()
+
+
+@pytest.mark.parametrize("schedule", ["forward", "backward"])
+@pytest.mark.parametrize("kernel", ["fa1", "fa2", "flash_decoding"])
+def test_deterministic_schedules_agree(kernel, schedule):
+    """One thread at a time between barriers, in either order, gives the answer the free-running threads give."""
+    q, k, v = qkv(2, 130, 16, decode=kernel == "flash_decoding", seed=3)
+    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
+    free = cpu.run(kernel, q, k, v, **options)
+    turns = cpu.run(kernel, q, k, v, schedule=schedule, **options)
+    for name in free:
+        np.testing.assert_array_equal(turns[name], free[name])
+
+
+@pytest.mark.parametrize("threads", [1, 5, 64])
+@pytest.mark.parametrize("tiles", [(16, 8), (8, 16)])
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+def test_other_tiles_and_thread_counts(kernel, tiles, threads):
+    """Br != Bc, and blocks with fewer threads than rows or with threads that do not divide the tiles."""
+    q, k, v = qkv(2, 37, 16, seed=4)
+    out = cpu.run(kernel, q, k, v, causal=True, tiles=tiles, threads=threads)
+    assert rel_err(out["O"], attention_fp64(q, k, v, causal=True)[0]) <= TOL
+
+
+@pytest.mark.parametrize("threads", [1, 7])
+def test_flash_decoding_other_tiles_and_thread_counts(threads):
+    q, k, v = qkv(2, 45, 16, decode=True, seed=5)
+    out = cpu.run("flash_decoding", q, k, v, tiles=(1, 4), threads=threads, n_splits=4)
+    assert rel_err(out["O"], attention_fp64(q, k, v)[0]) <= TOL
+
+
+def test_scale_is_passed_through():
+    q, k, v = qkv(1, 20, 16, seed=6)
+    out = cpu.run("fa2", q, k, v, scale=0.5)
+    assert rel_err(out["O"], attention_fp64(q, k, v, scale=0.5)[0]) <= TOL

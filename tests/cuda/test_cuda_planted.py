@@ -1,0 +1,98 @@
+"""The CPU harness can fail: a kernel with a planted bug, a missing __syncthreads() or an off-by-one, is caught.
+
+A kernel passes the harness when, under every schedule of cpu/shim.h (free threads, and one thread at a time in
+either order), it finishes without touching a guard zone and its answer is within TOL of the reference. Each test
+below plants one bug in the real source text and checks that the harness rejects the kernel, deterministically:
+the one-at-a-time schedules do not depend on the OS.
+"""
+
+import pytest
+from cuda_cases import TOL, needs_gxx, qkv, rel_err
+
+from kernelviz.attention.reference import attention_fp64
+from kernelviz.cuda import cpu, kernels
+
+pytestmark = needs_gxx
+
+
+def plant(kernel, old, new):
+    """The source of `kernel` with the one line holding `old` changed to hold `new` instead."""
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
+    assert source.count(old) == 1, f"the line to plant the bug in is gone from {kernels.FILES[kernel]}: {old!r}"
+    return source.replace(old, new)
+
+
+def remove_sync(kernel, waits_for):
+    """The source of `kernel` without the __syncthreads() whose comment says it waits for `waits_for`."""
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
+    lines = [line for line in source.splitlines() if "__syncthreads();" in line and waits_for in line]
+    assert len(lines) == 1, f"no single __syncthreads() waits for {waits_for!r}"
+    return source.replace(lines[0], "")
+
+
+def failures(kernel, source, n=130, d=16, **options):
+    """The schedules under which `kernel` built from `source` fails the harness (empty: it passes)."""
+    decode = kernel == "flash_decoding"
+    q, k, v = qkv(2, n, d, decode=decode, seed=7)
+    o_ref = attention_fp64(q, k, v, causal=options.get("causal", False))[0]
+    failed = []
+    for schedule in cpu.SCHEDULES:
+        try:
+            out = cpu.run(kernel, q, k, v, schedule=schedule, source=source, timeout=60, **options)
+        except cpu.KernelRunError as e:
+            failed.append((schedule, str(e)))
+            continue
+        if not rel_err(out["O"], o_ref) <= TOL:
+            failed.append((schedule, f"error {rel_err(out['O'], o_ref):.2e}"))
+    return failed
+
+
+@pytest.mark.parametrize("kernel", ["fa1", "fa2", "flash_decoding"])
+def test_the_unchanged_kernels_pass(kernel):
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
+    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
+    assert failures(kernel, source, **options) == []
+
+
+MISSING_SYNCS = [
+    ("fa2", "the whole of Kj and Vj in SRAM"),
+    ("fa2", "every score of the tile"),
+    ("fa2", "every row done with Kj, Vj, Sij"),
+    ("fa1", "Qi and the carries in SRAM"),
+    ("fa1", "every row's new Oi, li, mi"),
+    ("flash_decoding", "alpha and P~ij from thread 0"),
+    ("flash_decoding", "l_global from thread 0"),
+]
+
+
+@pytest.mark.parametrize(("kernel", "waits_for"), MISSING_SYNCS)
+def test_a_missing_syncthreads_is_caught(kernel, waits_for):
+    options = {"n_splits": 3} if kernel == "flash_decoding" else {}
+    failed = failures(kernel, remove_sync(kernel, waits_for), **options)
+    # Caught by at least one deterministic schedule, so on every run, not only when the OS interleaves badly.
+    assert {s for s, _ in failed} & {"forward", "backward"}, failed
+
+
+def test_an_off_by_one_in_the_causal_mask_is_caught():
+    source = plant("fa2", "(causal && col0 + c > row0 + r)", "(causal && col0 + c >= row0 + r)")
+    failed = failures("fa2", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_an_off_by_one_write_past_the_last_row_is_caught():
+    source = plant("fa2", "if (row0 + r < N) O[(row0 + r)*D + k]", "if (row0 + r <= N) O[(row0 + r)*D + k]")
+    failed = failures("fa2", source)  # N = 130 is not a multiple of Br = 32, so row N exists in the last block
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+    assert all("write out of bounds: O[" in why for _, why in failed), failed
+
+
+def test_an_off_by_one_read_past_the_last_key_is_caught():
+    source = plant("fa2", "bool in = col0 + c < N;", "bool in = col0 + c <= N;")
+    failed = failures("fa2", source)  # reads K, V row N: the guard zone's NaN reaches O through P = 0 times NaN
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_an_off_by_one_split_boundary_is_caught():
+    source = plant("flash_decoding", "n_end = min(n_start + S, N);", "n_end = min(n_start + S + 1, N);")
+    failed = failures("flash_decoding", source, n_splits=3)  # the first key of the next split counted twice
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
