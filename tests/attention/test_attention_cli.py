@@ -1,0 +1,61 @@
+"""`kernelviz trace`: the table, --json against the closed forms, and --save checked independently."""
+
+import json
+
+import numpy as np
+import pytest
+
+from kernelviz.attention import attention_fp64, formulas
+from kernelviz.cli import main
+
+
+def trace(capsys, *argv):
+    status = main(["trace", *argv])
+    return status, capsys.readouterr()
+
+
+@pytest.mark.parametrize("algo", ["standard", "fa1", "fa2", "flash-decoding"])
+def test_json_matches_the_closed_form(capsys, algo):
+    argv = [algo, "--N", "50", "--N-kv", "70", "--d", "8", "--Br", "16", "--Bc", "32", "--causal", "--json"]
+    status, out = trace(capsys, *argv, "--dtype", "float16", "--batch-heads", "2", "--splits", "2")
+    assert status == 0
+    report = json.loads(out.out)
+    sizes = dict(N_kv=70, causal=True, itemsize=2, batch_heads=2)
+    extra = {"n_splits": 2} if algo == "flash-decoding" else {}
+    expected = {"standard": formulas.standard, "fa1": formulas.fa1, "fa2": formulas.fa2}.get(algo)
+    expected = (expected or formulas.flash_decoding)(50, 8, 16, 32, **extra, **sizes)
+    assert report["per_tensor"] == expected
+    assert report["total_bytes"] == formulas.total(expected) and isinstance(report["total_bytes"], int)
+    standard = formulas.total(formulas.standard(50, 8, 16, 32, **sizes))
+    assert report["vs_standard"] == pytest.approx(report["total_bytes"] / standard)
+
+
+def test_table(capsys):
+    status, out = trace(capsys, "fa2", "--N", "128", "--d", "16")
+    assert status == 0
+    lines = out.out.splitlines()
+    assert lines[0].startswith("fa2: N=128 N_kv=128 d=16")
+    assert any(line.split()[:1] == ["K"] and "16,384" in line for line in lines)  # 2 blocks of Q: K read twice
+    assert "vs standard attention" in out.out and "vs compulsory minimum" in out.out
+
+
+@pytest.mark.parametrize("algo, has_lse", [("fa2", True), ("flash-decoding", False)])
+def test_save_lets_anyone_check_the_result(tmp_path, capsys, algo, has_lse):
+    path = tmp_path / "run.npz"
+    status, _ = trace(capsys, algo, "--N", "40", "--d", "8", "--Br", "16", "--causal", "--save", str(path))
+    assert status == 0
+    saved = np.load(path)
+    o_ref, lse_ref = attention_fp64(saved["q"], saved["k"], saved["v"], causal=True)
+    assert np.abs(saved["o"] - o_ref).max() <= 1e-5 * np.abs(o_ref).max()
+    assert ("lse" in saved) == has_lse
+    if has_lse:
+        np.testing.assert_allclose(saved["lse"], lse_ref, rtol=1e-5)
+
+
+def test_errors_are_reported(capsys):
+    status, out = trace(capsys, "flash-decoding", "--N", "10", "--d", "4", "--splits", "5")
+    assert status == 2 and "n_splits:" in out.err
+    status, out = trace(capsys, "fa2", "--N", "10", "--d", "4", "--sram-budget", "100")
+    assert status == 2 and "SRAM" in out.err
+    with pytest.raises(SystemExit):
+        trace(capsys, "fa2", "--N", "0", "--d", "4")
