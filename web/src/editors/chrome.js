@@ -1,0 +1,69 @@
+// What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Stop, time limit) and
+// the output below it (what it printed, and a message: an error with its traceback, a stop, a summary).
+import { el } from './dom.js';
+
+/** Build the bar and the output around `element`'s code. `actions`: {run, runAll, reset, stop, setLimit}. */
+export function buildChrome(element, title, limit, actions) {
+  const button = (label, action, hint) => {
+    const b = el('button', { type: 'button', class: `kv-editor-${action}`, title: hint }, label);
+    b.addEventListener('click', () => actions[action]());
+    return b;
+  };
+  const edited = el('span', { class: 'kv-editor-edited', title: "This code differs from the page's", hidden: true }, 'edited');
+  const status = el('span', { class: 'kv-editor-status', 'aria-live': 'polite' });
+  const runButton = button('Run', 'run', 'Run this editor and every one before it, in order (Ctrl/Cmd+Enter)');
+  const runAllButton = button('Run all', 'runAll', 'Run every editor on the page, in order');
+  const resetButton = button('Reset', 'reset', "Back to the page's code");
+  const stopButton = button('Stop', 'stop', 'Stop Python (it restarts, fresh)');
+  stopButton.disabled = true;
+  const limitInput = el('input', { type: 'number', min: 1, max: 600, step: 1, value: limit, class: 'kv-editor-limit' });
+  limitInput.addEventListener('change', () => {
+    const seconds = Number(limitInput.value);
+    if (Number.isFinite(seconds) && seconds > 0) actions.setLimit(seconds);
+  });
+  const limitLabel = el('label', { class: 'kv-editor-limit-label', title: 'A run that takes longer is stopped' }, 'limit ', limitInput, ' s');
+  const bar = el(
+    'div',
+    { class: 'kv-editor-bar' },
+    el('span', { class: 'kv-editor-title' }, title),
+    edited,
+    status,
+    el('span', { class: 'kv-editor-actions' }, runButton, runAllButton, resetButton, stopButton, limitLabel),
+  );
+  const stdout = el('pre', { class: 'kv-editor-stdout', hidden: true });
+  const message = el('div', { class: 'kv-editor-message', role: 'status', hidden: true });
+  const output = el('div', { class: 'kv-editor-output' }, stdout, message);
+  element.prepend(bar);
+  element.append(output);
+
+  return {
+    setEdited(on) {
+      edited.hidden = !on;
+      element.classList.toggle('kv-edited', on);
+    },
+    setStatus(text) {
+      status.textContent = text;
+    },
+    setBusy(busy) {
+      runButton.disabled = runAllButton.disabled = busy;
+      stopButton.disabled = !busy;
+      element.classList.toggle('kv-running', busy);
+    },
+    setLimit(seconds) {
+      if (Number(limitInput.value) !== seconds) limitInput.value = seconds;
+    },
+    /** What the editor printed ('' hides it). */
+    showStdout(text) {
+      stdout.textContent = text;
+      stdout.hidden = !text;
+    },
+    /** A message under the editor: kind 'info' or 'error'; `detail`, when given, is shown folded (a traceback). */
+    showMessage(text, kind = 'info', detail = '') {
+      message.replaceChildren(el('span', { class: 'kv-editor-message-text' }, text));
+      if (detail) message.append(el('details', {}, el('summary', {}, 'Traceback'), el('pre', {}, detail)));
+      message.dataset.kind = kind;
+      message.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+      message.hidden = !text;
+    },
+  };
+}

@@ -1,0 +1,108 @@
+// One editor block: a CodeMirror view in place of the page's highlighted <pre>, with Python highlighting, line
+// numbers, the page's theme, and the reader's edits kept in localStorage (restored on load, cleared by Reset).
+import { EditorState, Prec } from '@codemirror/state';
+import {
+  drawSelection,
+  EditorView,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  keymap,
+  lineNumbers,
+} from '@codemirror/view';
+import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from '@codemirror/language';
+import { lintGutter, setDiagnostics } from '@codemirror/lint';
+import { python } from '@codemirror/lang-python';
+import { buildChrome } from './chrome.js';
+import { editing, editingKeys } from './commands.js';
+import { clearEdit, loadEdit, saveEdit } from './store.js';
+import { highlight, theme } from './theme.js';
+
+/**
+ * Mount editor `spec` ({element, index, title, code, firstLine}) of page `page`. `actions`: {run, runAll, stop,
+ * setLimit} (run and runAll receive this editor), `limit`: the time limit shown. Returns the editor's handle.
+ */
+export function mountEditor(page, spec, actions, limit) {
+  const { element, index, title, code: original } = spec;
+  const saved = loadEdit(page, index);
+  let handle;
+  const chrome = buildChrome(element, title || `Editor ${index + 1}`, limit, {
+    run: () => actions.run(handle),
+    runAll: () => actions.runAll(handle),
+    reset: () => handle.reset(),
+    stop: () => actions.stop(),
+    setLimit: actions.setLimit,
+  });
+  const runKeys = [
+    { key: 'Mod-Enter', run: () => (actions.run(handle), true), preventDefault: true },
+    { key: 'Shift-Mod-Enter', run: () => (actions.runAll(handle), true), preventDefault: true },
+  ];
+  const view = new EditorView({
+    state: EditorState.create({
+      doc: saved ? saved.code : original,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightActiveLine(),
+        drawSelection(),
+        indentOnInput(),
+        bracketMatching(),
+        indentUnit.of('    '),
+        python(),
+        syntaxHighlighting(highlight),
+        lintGutter(),
+        editing,
+        Prec.highest(keymap.of(runKeys)),
+        keymap.of(editingKeys),
+        theme,
+        EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}` }),
+        EditorView.updateListener.of((update) => {
+          if (!update.docChanged) return;
+          const code = update.state.doc.toString();
+          saveEdit(page, index, code, original);
+          chrome.setEdited(code !== original);
+        }),
+      ],
+    }),
+  });
+  const shown = element.querySelector('pre');
+  if (shown) shown.replaceWith(view.dom);
+  else element.querySelector('.kv-editor-output').before(view.dom);
+  element.classList.add('kv-editor-live');
+  chrome.setEdited(Boolean(saved) && saved.code !== original);
+  if (saved && saved.base !== original) {
+    chrome.showMessage("Your edit is kept; the page's code has changed since you made it (Reset shows it).");
+  }
+
+  handle = {
+    index,
+    title,
+    firstLine: spec.firstLine,
+    element,
+    view,
+    chrome,
+    code: () => view.state.doc.toString(),
+    /** Back to the page's code (undoable), and forget the stored edit. */
+    reset() {
+      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original }, userEvent: 'reset' });
+      view.dispatch(setDiagnostics(view.state, []));
+      clearEdit(page, index);
+      chrome.setEdited(false);
+      chrome.showMessage('');
+    },
+    /** Mark `line` (from 1; null for none) with `message` as an error, and say it under the editor. */
+    showError(line, message, detail) {
+      const doc = view.state.doc;
+      const at = line == null ? null : doc.line(Math.min(Math.max(line, 1), doc.lines));
+      const diagnostics = at ? [{ from: at.from, to: Math.max(at.to, at.from), severity: 'error', message }] : [];
+      view.dispatch(setDiagnostics(view.state, diagnostics));
+      if (at) view.dispatch({ effects: EditorView.scrollIntoView(at.from, { y: 'nearest' }) });
+      chrome.showMessage(line == null ? message : `Line ${line}: ${message}`, 'error', detail);
+    },
+    clearRun() {
+      view.dispatch(setDiagnostics(view.state, []));
+      chrome.showStdout('');
+      chrome.showMessage('');
+    },
+  };
+  return handle;
+}

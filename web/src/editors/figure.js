@@ -1,0 +1,9 @@
+// The figure, through the runtime's API on window.kernelviz (web/src/entries/main.js): a new Scene replaces it and
+// its step list, and the runtime keeps the current step when it still exists.
+
+/** Show `scene`. Returns null, or why the figure did not change. */
+export function showScene(scene) {
+  const runtime = window.kernelviz;
+  if (!runtime || typeof runtime.setScene !== 'function') return 'the figure runtime is not loaded on this page';
+  return runtime.setScene(scene) ? null : 'the new Scene is not valid: the canvas shows why';
+}

@@ -1,0 +1,115 @@
+// Python in a module Web Worker (web/src/entries/worker.js): start it, run sources in it, stop it.
+//
+// The worker loads Pyodide and kernelviz as soon as it starts; a run waits for that. A run's time limit counts from
+// when the worker starts running it, not while Python loads. Stopping (the Stop button or the limit) terminates the
+// worker, which is the only way to interrupt Python without shared memory, and starts a fresh one at once.
+//
+// States, reported to `onState(state, detail)`: 'loading', 'ready' (detail: load time in ms), 'running',
+// 'failed' (detail: why; the next run tries again).
+
+export class Python {
+  #url;
+  #onState;
+  #worker = null;
+  #pending = null; // {id, resolve, started, timer, limitS}
+  #seq = 0;
+  state = 'loading';
+
+  constructor(workerURL, onState = () => {}) {
+    this.#url = workerURL;
+    this.#onState = onState;
+    this.#start();
+  }
+
+  #setState(state, detail) {
+    this.state = state;
+    this.#onState(state, detail);
+  }
+
+  #start() {
+    const startedAt = performance.now();
+    this.#setState('loading');
+    const worker = new Worker(this.#url, { type: 'module' });
+    this.#worker = worker;
+    worker.onmessage = ({ data }) => {
+      if (worker !== this.#worker) return;
+      if (data.type === 'ready') {
+        performance.mark('kv:python-ready');
+        this.#setState(this.#pending?.started ? 'running' : 'ready', performance.now() - startedAt);
+      } else if (data.type === 'failed') {
+        this.#fail(data.message);
+      } else if (data.type === 'crashed') {
+        this.#crash(data.message);
+      } else if (data.type === 'started' && data.id === this.#pending?.id) {
+        this.#pending.started = performance.now();
+        this.#pending.timer = setTimeout(() => this.stop('limit'), this.#pending.limitS * 1000);
+        this.#setState('running');
+      } else if (data.type === 'result' && data.id === this.#pending?.id) {
+        const { resolve, timer, started } = this.#pending;
+        clearTimeout(timer);
+        this.#pending = null;
+        this.#setState('ready');
+        resolve({ result: data.result, ms: performance.now() - started, pythonMs: data.ms });
+      }
+    };
+    worker.onerror = (event) => {
+      if (worker === this.#worker) this.#fail(event.message || 'the Python worker failed to start');
+    };
+  }
+
+  #fail(message) {
+    this.#worker?.terminate();
+    this.#worker = null;
+    this.#setState('failed', message);
+    if (this.#pending) {
+      clearTimeout(this.#pending.timer);
+      this.#pending.resolve({ failed: message });
+      this.#pending = null;
+    }
+  }
+
+  // Python died during a run: say so, and start a fresh one (its loading worked, so it will again).
+  #crash(message) {
+    const pending = this.#pending;
+    this.#pending = null;
+    this.#worker?.terminate();
+    this.#worker = null;
+    if (pending) {
+      clearTimeout(pending.timer);
+      pending.resolve({ failed: `Python crashed (${message}); a fresh one is starting` });
+    }
+    this.#start();
+  }
+
+  get running() {
+    return this.#pending !== null;
+  }
+
+  /**
+   * Run `sources` ([{code, name, first_line}]) with the runner. Resolves (never rejects) to {result, ms} with the
+   * runner's RunResult as a dict, {stopped: {reason: 'stop' | 'limit', seconds}}, or {failed: message}.
+   */
+  run(sources, limitS) {
+    if (this.#pending) return Promise.resolve({ failed: 'a run is already in progress' });
+    if (!this.#worker) this.#start(); // after a failure: try again
+    const id = ++this.#seq;
+    return new Promise((resolve) => {
+      this.#pending = { id, resolve, started: null, timer: null, limitS };
+      this.#worker.postMessage({ type: 'run', id, sources });
+    });
+  }
+
+  /** Stop the run in progress (if any) now, and start a fresh Python. `reason`: 'stop' or 'limit'. */
+  stop(reason = 'stop') {
+    const pending = this.#pending;
+    this.#pending = null;
+    this.#worker?.terminate();
+    this.#worker = null;
+    if (pending) {
+      clearTimeout(pending.timer);
+      const seconds = pending.started ? (performance.now() - pending.started) / 1000 : 0;
+      pending.resolve({ stopped: { reason, seconds } });
+    }
+    this.#start();
+  }
+}

@@ -1,0 +1,27 @@
+// The Python worker (assets/worker.js, a module worker started by the editors). Messages in: {type: 'run', id,
+// sources}. Messages out: {type: 'ready', ms} or {type: 'failed', message} once, then for each run
+// {type: 'started', id} and {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself
+// failed (the runner catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python
+// loads waits for it.
+import { loadPython } from '../worker/python.js';
+
+const t0 = performance.now();
+const python = loadPython(new URL('./', import.meta.url));
+python.then(
+  () => postMessage({ type: 'ready', ms: performance.now() - t0 }),
+  (error) => postMessage({ type: 'failed', message: String(error?.message || error) }),
+);
+
+onmessage = async ({ data }) => {
+  if (data?.type !== 'run') return;
+  const run = await python.catch(() => null);
+  if (!run) return; // 'failed' was posted
+  postMessage({ type: 'started', id: data.id });
+  const start = performance.now();
+  try {
+    const result = run(data.sources);
+    postMessage({ type: 'result', id: data.id, result, ms: performance.now() - start });
+  } catch (error) {
+    postMessage({ type: 'crashed', id: data.id, message: String(error?.message || error) });
+  }
+};
