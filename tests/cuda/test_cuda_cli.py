@@ -1,0 +1,31 @@
+"""`kernelviz verify`: the compile table and the comparison with attention/."""
+
+import pytest
+from cuda_cases import needs_gxx, needs_nvcc
+
+from kernelviz.cli import main
+
+
+@needs_nvcc
+def test_verify_compile_prints_a_table_per_kernel(capsys):
+    assert main(["verify", "--compile", "--no-run"]) == 0
+    out = capsys.readouterr().out
+    for name in ("fa1.cu", "fa2.cu", "flash_decoding.cu", "fa2<16, 16, 128>", "fd_combine<64>"):
+        assert name in out
+    assert out.count("sm_80") == out.count("sm_90") == 8  # 2 + 2 + 4 instances
+
+
+@needs_gxx
+@pytest.mark.slow
+def test_verify_runs_every_kernel_on_the_cpu(capsys):
+    assert main(["verify", "--backend", "cpu"]) == 0
+    out = capsys.readouterr().out
+    assert "56 passed, 0 failed" in out and "FAIL" not in out
+
+
+def test_verify_without_a_gpu_says_so(capsys, monkeypatch):
+    from kernelviz.cuda import launch
+
+    monkeypatch.setattr(launch, "available", lambda: False)
+    assert main(["verify", "--backend", "gpu"]) == 1
+    assert "no GPU found" in capsys.readouterr().out

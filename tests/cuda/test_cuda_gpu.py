@@ -1,0 +1,52 @@
+"""On a GPU (CuPy and an NVIDIA device), the kernels agree with attention/'s reference and with the CPU shim."""
+
+import numpy as np
+import pytest
+from cuda_cases import TOL, qkv, rel_err
+
+from kernelviz.attention.reference import attention_fp64
+from kernelviz.cuda import cpu, kernels, launch
+
+pytestmark = [
+    pytest.mark.gpu,
+    pytest.mark.skipif(not launch.available(), reason="no GPU: needs CuPy (cupy-cuda12x/13x) and an NVIDIA GPU"),
+]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [16, 64, 128])
+@pytest.mark.parametrize("n", [1, 7, 64, 130, 1000])
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+def test_attention_kernels_on_the_gpu(kernel, n, d, causal):
+    q, k, v = qkv(3, n, d)
+    out = launch.run(kernel, q, k, v, causal=causal)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    assert rel_err(out["O"], o_ref) <= TOL
+    if kernel == "fa2":
+        assert np.abs(out["L"] - lse_ref).max() <= TOL * max(1.0, np.abs(lse_ref).max())
+
+
+@pytest.mark.parametrize("n_splits", [1, 3, 8, 32])
+@pytest.mark.parametrize("d", [64, 128])
+@pytest.mark.parametrize("n", [1, 130, 4096])
+def test_flash_decoding_on_the_gpu(n, d, n_splits):
+    q, k, v = qkv(3, n, d, decode=True)
+    out = launch.run("flash_decoding", q, k, v, n_splits=n_splits)
+    assert rel_err(out["O"], attention_fp64(q, k, v)[0]) <= TOL
+
+
+@pytest.mark.parametrize("kernel", kernels.KERNELS)
+def test_gpu_and_cpu_shim_agree(kernel):
+    if cpu.compiler() is None:
+        pytest.skip("g++ is missing")
+    q, k, v = qkv(2, 130, 64, decode=kernel == "flash_decoding")
+    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
+    gpu, host = launch.run(kernel, q, k, v, **options), cpu.run(kernel, q, k, v, **options)
+    for name in gpu:
+        np.testing.assert_allclose(gpu[name], host[name], rtol=1e-5, atol=1e-6)
+
+
+def test_tiles_too_big_for_the_device_are_refused_before_launch():
+    q, k, v = qkv(1, 64, 128)
+    with pytest.raises(kernels.SharedMemoryError, match="needs 147968 bytes"):
+        launch.run("fa2", q, k, v, tiles=(64, 64))
