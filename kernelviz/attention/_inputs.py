@@ -48,7 +48,7 @@ def check_qkv(q, k, v, scale, dtype):
     q, k, v, scale = validate(q, k, v, scale)
     dt = storage_dtype(dtype)
     with np.errstate(over="ignore"):
-        cast = [x.astype(dt) for x in (q, k, v)]
+        cast = [x.astype(dt, copy=False) for x in (q, k, v)]
     for name, x in zip("qkv", cast, strict=True):
         if not np.all(np.isfinite(x)):
             raise ValueError(f"{name}: overflows {dt.name} storage")

@@ -1,0 +1,61 @@
+"""The public API of kernelviz.attention, snapshotted: changing it is a visible decision."""
+
+import inspect
+
+import kernelviz.attention as attention
+
+OPTIONS = "Br=64, Bc=64, causal=False, dtype='float32', scale=None, sram_budget=None"
+
+
+def test_names():
+    assert attention.__all__ == [
+        "ALGORITHMS",
+        "FORMULAS",
+        "AttentionResult",
+        "Ledger",
+        "SoftmaxResult",
+        "SramBudgetError",
+        "Transfer",
+        "attention_fp64",
+        "flash_attention_1",
+        "flash_attention_2",
+        "flash_decoding",
+        "formulas",
+        "naive_softmax",
+        "online_softmax",
+        "online_softmax_output",
+        "safe_softmax",
+        "standard_attention",
+    ]
+    assert list(attention.ALGORITHMS) == list(attention.FORMULAS) == ["standard", "fa1", "fa2", "flash-decoding"]
+
+
+def test_signatures():
+    functions = [name for name in attention.__all__ if name[0].islower() and name != "formulas"]
+    sig = {name: str(inspect.signature(getattr(attention, name))) for name in functions}
+    assert sig == {
+        "attention_fp64": "(q, k, v, causal=False, scale=None)",
+        "standard_attention": f"(q, k, v, *, {OPTIONS})",
+        "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
+        "flash_attention_2": f"(q, k, v, *, {OPTIONS})",
+        "flash_decoding": f"(q, k, v, *, {OPTIONS.replace('Bc=64, ', 'Bc=64, n_splits=None, ')})",
+        "naive_softmax": "(x, b=4)",
+        "safe_softmax": "(x, b=4)",
+        "online_softmax": "(x, b=4)",
+        "online_softmax_output": "(x, v, b=4)",
+    }
+    assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")
+
+
+def test_formulas():
+    f = attention.formulas
+    assert {name: str(inspect.signature(getattr(f, name))) for name in ("standard", "fa1", "fa2")} == dict.fromkeys(
+        ("standard", "fa1", "fa2"), "(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
+    )
+    assert str(inspect.signature(f.flash_decoding)) == (
+        "(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
+    )
+    assert str(inspect.signature(f.compulsory)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
+    assert str(inspect.signature(f.score_matrix_bytes)) == "(N, N_kv=None, itemsize=4, batch_heads=1)"
+    assert str(inspect.signature(f.tile_interactions)) == "(N, Br, Bc, N_kv=None, causal=False)"
+    assert str(inspect.signature(f.split_overhead)) == "(N, d, n_splits, itemsize=4, batch_heads=1)"
