@@ -1,0 +1,199 @@
+// The figure of a page: a Scene drawn into the page's <aside class="kv-figure">, with its step list, settings
+// panel, keys, URL and page bindings. `setScene` checks a Scene and redraws, keeping the current step when the new
+// scene still has it; a scene that cannot be drawn shows why in the canvas instead of any part of a figure.
+// The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
+import { sceneProblem } from './check.js';
+import { Bindings } from './page/bindings.js';
+import { writeStep } from './page/hash.js';
+import { Player } from './player.js';
+import { Canvas } from './render/canvas.js';
+import { DiagramView } from './render/diagram.js';
+import { draggable, shapeView } from './render/shapes.js';
+import { Timeline } from './timeline.js';
+import { DURATION_MS } from './tween.js';
+import { h } from './ui/dom.js';
+import { bindKeys } from './ui/keys.js';
+import { SettingsPanel } from './ui/settings-panel.js';
+import { StepList } from './ui/step-list.js';
+import { isRef, nodesById, num, settingsOf } from './values.js';
+
+const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
+const FALLBACK_SIZE = [480, 480];
+
+export class Figure {
+  constructor(host) {
+    this.host = host;
+    this.box = h('div', { class: 'kv-canvas' });
+    this.dock = h('div', { class: 'kv-dock' });
+    host.append(this.box, this.dock);
+    this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
+    this.family = getComputedStyle(this.box).fontFamily || 'sans-serif';
+    this.listeners = [];
+    this.model = null;
+    this.step = 0;
+    this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
+    this.bindings = new Bindings(document, (k) => this.goTo(k), reducedMotion);
+    bindKeys(() => this.player, () => this.stepList);
+    new ResizeObserver(() => this.layout()).observe(this.box);
+  }
+
+  /** Check and draw `scene`; false (and the reason shown in the canvas) when it cannot be drawn. */
+  setScene(scene) {
+    let problem;
+    try {
+      problem = sceneProblem(scene);
+    } catch (e) {
+      problem = `the scene could not be checked: ${e.message}`;
+    }
+    if (problem) {
+      this.showError(problem);
+      return false;
+    }
+    this.teardown();
+    this.model = structuredClone(scene);
+    this.byId = nodesById(this.model);
+    const main = this.host.closest('.kv-page');
+    if (main) main.dataset.canvasSide = this.model.canvas.side || '';
+    this.canvas = new Canvas(this.box);
+    this.build();
+    this.layout();
+    this.redraw();
+    return true;
+  }
+
+  build() {
+    const lists = this.model.nodes.filter((n) => n.kind === 'step_list');
+    const bound = lists.length ? lists[0].figure.ref : null;
+    this.views = [];
+    this.diagrams = [];
+    const drag = (target, id) =>
+      draggable(
+        target,
+        (x, y) => this.movePoint(id, this.canvas.toCanvas(x, y, this.settings().unit)),
+        (dx, dy) => this.movePoint(id, [num(this.byId.get(id).x, this.byId) + dx, num(this.byId.get(id).y, this.byId) + dy]),
+      );
+    for (const node of this.model.nodes) {
+      if (node.kind === 'diagram') {
+        const view = new DiagramView(this.canvas.layer, node.items.length, this.family);
+        this.diagrams.push({ view, items: node.items });
+        if (node.id === bound) this.bound = this.diagrams.at(-1);
+      } else {
+        const view = shapeView(node, this.canvas.layer, this.family, drag);
+        if (view) this.views.push(view);
+      }
+    }
+    if (!lists.length) return;
+    const steps = lists[0].steps;
+    const timeline = new Timeline(this.bound.items, steps);
+    this.player = new Player(timeline, (items) => this.drawBound(items), {
+      duration: () => Number(this.host.dataset.duration) || DURATION_MS,
+      reducedMotion,
+    });
+    this.player.current = Math.min(this.step, timeline.last);
+    this.bound.items = timeline.state(this.player.current);
+    this.player.shown = this.bound.items;
+    this.stepList = new StepList(this.player, steps, this.box, this.dock);
+    this.player.on('step', (k) => this.stepChanged(k));
+    this.player.on('animating', (on) => (this.host.dataset.animating = on ? 'true' : 'false'));
+    this.host.dataset.animating = 'false';
+    this.stepChanged(this.player.current, false);
+  }
+
+  stepChanged(k, byUser = true) {
+    this.step = k;
+    this.host.dataset.currentStep = String(k);
+    if (byUser) this.announced = true;
+    if (this.announced) writeStep(k);
+    this.bindings.mark(k, byUser);
+    if (byUser) for (const fn of this.listeners) fn(k);
+  }
+
+  drawBound(items) {
+    this.bound.items = items;
+    this.bound.view.draw(items, this.settings().unit);
+  }
+
+  settings() {
+    return settingsOf(this.model, this.byId);
+  }
+
+  layout() {
+    if (!this.canvas) return;
+    const w = this.box.clientWidth || FALLBACK_SIZE[0];
+    const hgt = this.box.clientHeight || FALLBACK_SIZE[1];
+    this.canvas.layout(this.settings(), w, hgt);
+  }
+
+  /** Draw every node from the model (after a setting or a point changed). */
+  redraw() {
+    const settings = this.settings();
+    this.canvas.layout(settings, ...this.canvas.size);
+    for (const view of this.views) view.update(this.byId, settings.unit);
+    for (const d of this.diagrams) d.view.draw(d.items, settings.unit);
+    this.settingsPanel.show(settings);
+  }
+
+  /** Set a canvas setting: the scalar node it refers to, or its literal. */
+  setSetting(name, value) {
+    if (!this.model) return;
+    const current = this.model.settings[name];
+    if (isRef(current)) this.byId.get(current.ref).value = value;
+    else this.model.settings[name] = value;
+    this.layout();
+    this.redraw();
+  }
+
+  movePoint(id, [x, y]) {
+    const point = this.byId.get(id);
+    const round = (v) => Math.round(v * 1000) / 1000;
+    for (const [field, v] of [['x', x], ['y', y]]) {
+      if (isRef(point[field])) this.byId.get(point[field].ref).value = round(v);
+      else point[field] = round(v);
+    }
+    this.redraw();
+  }
+
+  goTo(k) {
+    return this.player ? this.player.goTo(k) : Promise.resolve(false);
+  }
+
+  /** Show step k at once, without animation (a deep link). */
+  show(k) {
+    if (!this.player) return;
+    this.player.pause();
+    this.player.reach(k, { animate: false });
+  }
+
+  scene() {
+    return this.model ? structuredClone(this.model) : null;
+  }
+
+  currentStep() {
+    return this.player ? this.player.current : 0;
+  }
+
+  onStepChange(fn) {
+    this.listeners.push(fn);
+    return () => {
+      this.listeners = this.listeners.filter((f) => f !== fn);
+    };
+  }
+
+  teardown() {
+    this.player?.destroy();
+    this.stepList?.remove();
+    this.canvas?.remove();
+    this.errorBox?.remove();
+    this.player = this.stepList = this.canvas = this.errorBox = this.bound = null;
+    this.views = [];
+    this.diagrams = [];
+    this.host.classList.remove('kv-has-error');
+  }
+
+  showError(message) {
+    this.teardown();
+    this.host.classList.add('kv-has-error');
+    this.errorBox = h('div', { class: 'kv-error', role: 'alert' }, h('strong', {}, 'The figure cannot be drawn'), h('p', {}, message));
+    this.box.append(this.errorBox);
+  }
+}

@@ -1,0 +1,52 @@
+// The SVG canvas: `unit` px per canvas unit, y up, the origin `originX` px right of and `originY` px above the
+// centre, a background of `canvasColor` and a grid line every unit at `gridOpacity`. Nodes draw into `layer` in
+// user units of px with y down: canvas (x, y) is user (x·unit, −y·unit), which the viewBox puts in place.
+import { el, px, set } from './svg.js';
+
+let count = 0;
+
+export class Canvas {
+  constructor(host) {
+    const id = `kv-grid-${++count}`;
+    this.svg = el('svg', { class: 'kv-svg', role: 'img', 'aria-label': 'Figure' }, host);
+    const defs = el('defs', {}, this.svg);
+    this.pattern = el('pattern', { id, patternUnits: 'userSpaceOnUse', x: 0, y: 0 }, defs);
+    this.gridPath = el('path', { class: 'kv-grid-line', fill: 'none' }, this.pattern);
+    this.background = el('rect', { class: 'kv-background' }, this.svg);
+    this.grid = el('rect', { class: 'kv-grid', fill: `url(#${id})` }, this.svg);
+    this.layer = el('g', { class: 'kv-nodes' }, this.svg);
+    this.size = [0, 0];
+  }
+
+  /** Lay out for `settings` in a box of `width` × `height` px. */
+  layout(settings, width, height) {
+    const { unit, gridOpacity, canvasColor, originX, originY } = settings;
+    this.size = [width, height];
+    const left = px(-width / 2 - originX);
+    const top = px(-height / 2 + originY);
+    set(this.svg, 'viewBox', `${left} ${top} ${px(width)} ${px(height)}`);
+    for (const node of [this.background, this.grid]) {
+      set(node, 'x', left);
+      set(node, 'y', top);
+      set(node, 'width', px(width));
+      set(node, 'height', px(height));
+    }
+    set(this.background, 'fill', canvasColor);
+    set(this.pattern, 'width', unit);
+    set(this.pattern, 'height', unit);
+    set(this.gridPath, 'd', `M ${unit} 0 L 0 0 0 ${unit}`);
+    set(this.grid, 'opacity', gridOpacity);
+    set(this.grid, 'display', gridOpacity > 0 && unit >= 4 ? null : 'none');
+  }
+
+  /** Canvas units of a pointer at (clientX, clientY), for a canvas of `unit` px per unit. */
+  toCanvas(clientX, clientY, unit) {
+    const matrix = this.svg.getScreenCTM().inverse();
+    const p = new DOMPoint(clientX, clientY).matrixTransform(matrix);
+    return [p.x / unit, -p.y / unit];
+  }
+
+  remove() {
+    this.svg.remove();
+  }
+}

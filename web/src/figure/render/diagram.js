@@ -1,0 +1,74 @@
+// A Diagram node: one <g data-item="i"> per item, in order. An item is a box (x, y) bottom-left, w × h, drawn as a
+// <rect> with its label centred in it; a box of size 0 draws only its label at (x, y); a `line` item is a segment
+// from (x, y) to (x + w, y + h). `font` is px; `wrap` > 0 wraps the label at that many canvas units.
+// `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
+// changed, reusing elements, so a frame of an animation costs what moves in it.
+import { setLabel } from './label.js';
+import { el, px, set } from './svg.js';
+
+function show(node, visible) {
+  set(node, 'display', visible ? null : 'none');
+}
+
+export class DiagramView {
+  constructor(parent, count, family) {
+    this.root = el('g', { class: 'kv-diagram' }, parent);
+    this.family = family;
+    this.parts = Array.from({ length: count }, (_, i) => ({ g: el('g', { 'data-item': i }, this.root) }));
+    this.drawn = [];
+    this.unit = null;
+  }
+
+  draw(items, unit) {
+    const all = unit !== this.unit;
+    this.unit = unit;
+    for (let i = 0; i < items.length; i++) {
+      if (!all && items[i] === this.drawn[i]) continue;
+      this.drawn[i] = items[i];
+      this.drawItem(this.parts[i], items[i], unit);
+    }
+  }
+
+  shape(part, tag) {
+    if (!part[tag]) {
+      part[tag] = el(tag, {}, null);
+      part.g.insertBefore(part[tag], part.g.firstChild);
+    }
+    return part[tag];
+  }
+
+  drawItem(part, it, unit) {
+    const isBox = !it.line && (it.w !== 0 || it.h !== 0);
+    if (it.line) {
+      const line = this.shape(part, 'line');
+      set(line, 'x1', px(it.x * unit));
+      set(line, 'y1', px(-it.y * unit));
+      set(line, 'x2', px((it.x + it.w) * unit));
+      set(line, 'y2', px(-(it.y + it.h) * unit));
+      set(line, 'stroke', it.stroke);
+      show(line, it.stroke !== 'none');
+    } else if (part.line) {
+      show(part.line, false);
+    }
+    if (isBox) {
+      const rect = this.shape(part, 'rect');
+      set(rect, 'x', px(Math.min(it.x, it.x + it.w) * unit));
+      set(rect, 'y', px(-Math.max(it.y, it.y + it.h) * unit));
+      set(rect, 'width', px(Math.abs(it.w) * unit));
+      set(rect, 'height', px(Math.abs(it.h) * unit));
+      set(rect, 'fill', it.fill);
+      set(rect, 'stroke', it.stroke);
+      show(rect, it.fill !== 'none' || it.stroke !== 'none');
+    } else if (part.rect) {
+      show(part.rect, false);
+    }
+    if (it.label) {
+      if (!part.text) part.text = el('text', {}, part.g);
+      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, it.font, it.wrap * unit, this.family);
+      set(part.text, 'fill', it.color);
+      show(part.text, true);
+    } else if (part.text) {
+      show(part.text, false);
+    }
+  }
+}

@@ -1,0 +1,24 @@
+// Creating SVG elements, and setting attributes only when they change (each element remembers what it was given).
+
+const NS = 'http://www.w3.org/2000/svg';
+
+export function el(tag, attrs = {}, parent = null) {
+  const node = document.createElementNS(NS, tag);
+  node.$ = {};
+  for (const [name, value] of Object.entries(attrs)) set(node, name, value);
+  if (parent) parent.appendChild(node);
+  return node;
+}
+
+/** Set attribute `name` to `value` (null removes it), unless it already has that value. */
+export function set(node, name, value) {
+  if (node.$[name] === value) return;
+  node.$[name] = value;
+  if (value === null) node.removeAttribute(name);
+  else node.setAttribute(name, value);
+}
+
+/** Pixels, rounded to hundredths so that attributes stay short and the same state always reads the same. */
+export function px(v) {
+  return Math.round(v * 100) / 100;
+}
