@@ -1,0 +1,68 @@
+"""The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
+their chunks and CSS, KaTeX's CSS and fonts, Pyodide), ``site.css``, and the Python the browser worker runs:
+
+    assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json
+    assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
+
+Files are hard-linked from web/dist when the file system allows (the Pyodide files are megabytes), else copied.
+"""
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+from .diagnostics import BuildError
+
+PACKAGE = Path(__file__).resolve().parents[1]  # kernelviz/
+STATIC = Path(__file__).parent / "static"
+REQUIRED = ("main.js", "katex/katex.min.css")
+SETUP = "run `make setup` (or `cd web && npm ci && node build.mjs`)"
+
+
+def check_runtime(web_dist):
+    """Raise BuildError, saying how to build it, when `web_dist` lacks the runtime."""
+    web_dist = Path(web_dist)
+    if not web_dist.is_dir():
+        raise BuildError(f"the browser runtime is not built: there is no {web_dist}; {SETUP}")
+    missing = [name for name in REQUIRED if not (web_dist / name).is_file()]
+    if missing:
+        raise BuildError(f"the browser runtime in {web_dist} is incomplete (no {', '.join(missing)}); {SETUP}")
+
+
+def stylesheets(web_dist):
+    """The runtime's entry stylesheets (dist/NAME.css), which every page links."""
+    return sorted(p.name for p in Path(web_dist).glob("*.css"))
+
+
+def scripts(web_dist):
+    """The entry bundles a page may load through its `scripts` front matter."""
+    return {p.stem for p in Path(web_dist).glob("*.js")}
+
+
+def copy(web_dist, assets):
+    """Fill `assets` (a new folder): the runtime, site.css and the worker's Python with its manifest."""
+    shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
+    shutil.copy2(STATIC / "site.css", assets / "site.css")
+    manifest = []
+    for source in python_files():
+        relative = source.relative_to(PACKAGE.parent).as_posix()
+        target = assets / "py" / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target)
+        manifest.append(relative)
+    (assets / "py" / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n", encoding="utf-8")
+
+
+def python_files():
+    """The files of the package the browser worker imports: the runner and pie (standard library only)."""
+    pie = PACKAGE / "pie"
+    return [PACKAGE / "__init__.py", PACKAGE / "runner.py", *sorted(pie.glob("*.py")), pie / "scene.schema.json"]
+
+
+def _link_or_copy(source, target):
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+    return target

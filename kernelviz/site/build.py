@@ -1,0 +1,124 @@
+"""``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
+
+    collect pages → parse → run editors → resolve (steps, trace numbers, links, CUDA regions, contents, sections)
+    → typeset math (one KaTeX process) → render → write, with the assets → check links → strict? → publish
+
+The site is written to a staging folder beside `out` and moved into place only when the build succeeds, so a failed
+build leaves the last good site as it was (what ``kernelviz serve`` keeps serving). Warnings name the page file and
+line; ``strict`` fails the build on any.
+"""
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..runner import Source, run
+from . import assets, katex, linkcheck, nav, pages, render
+from .diagnostics import BuildError, Diagnostics
+from .extensions import contents, cuda, links, math, steps, toc, trace
+from .markdown import markdown
+
+ROOT = Path(__file__).resolve().parents[2]  # the repository, when kernelviz is installed from it (editable)
+WEB = ROOT / "web"  # web/node_modules has KaTeX; web/dist the bundled runtime
+WEB_DIST = WEB / "dist"
+MARKER = ".kernelviz-site"  # in every site we write; a folder without it is never replaced
+RESOLVE = (steps, trace, links, cuda, contents, toc)
+
+
+@dataclass
+class Context:
+    """What a page's extensions may look at beyond the page: the other pages, the nav, where to warn."""
+
+    diagnostics: Diagnostics
+    pages: dict  # slug -> Page
+    nav: list  # nav.Entry
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    pages: list  # the slugs written
+    warnings: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def build(pages_dir="pages", out="site", *, strict=False, web_dist=WEB_DIST, log=print):
+    """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
+    done, or under `strict` when there is any warning (then `out` is left as it was)."""
+    started = time.perf_counter()
+    out, web_dist = Path(out), Path(web_dist)
+    diagnostics = Diagnostics(log)
+    assets.check_runtime(web_dist)
+    md = markdown()
+
+    # collect and parse
+    site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
+    context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site))
+
+    # run each page's editors, as the browser will, to embed the figure
+    for page in site:
+        run_editors(page, diagnostics)
+
+    # resolve what depends on the figure, the files and the other pages
+    for page in site:
+        for extension in RESOLVE:
+            extension.resolve(page, context)
+        page.links += [(f"assets/{name}.js", page.meta_line) for name in page.meta.get("scripts", [])]
+
+    # typeset every formula of the build in one KaTeX process
+    found = [(page, math.formulas(page)) for page in site]
+    typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], WEB)
+    for page, formulas in found:
+        math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
+        typeset = typeset[len(formulas) :]
+
+    # render, write beside `out` with the assets, check the links
+    stylesheets = assets.stylesheets(web_dist)
+    html = {page.output: render.page_html(page, md, context, stylesheets) for page in site}
+    staging = out.parent / f".{out.name}.building"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(staging, ignore_errors=True)
+    assets.copy(web_dist, staging / "assets")
+    for name, text in html.items():
+        (staging / name).write_text(text, encoding="utf-8")
+    (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
+    linkcheck.check(staging, site, diagnostics)
+
+    try:
+        diagnostics.fail_if_strict(strict)
+    except BuildError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    publish(staging, out)
+    result = BuildResult(out, [p.slug for p in site], diagnostics.warnings, time.perf_counter() - started)
+    if log:
+        n = len(result.warnings)
+        log(f"built {len(site)} pages into {out} in {result.seconds:.2f} s ({n} warning{'' if n == 1 else 's'})")
+    return result
+
+
+def run_editors(page, diagnostics):
+    """Run `page`'s editors in order through the runner; an error is a warning at its line of the page file."""
+    if not page.editors:
+        return
+    page.run = run([Source(e.code, page.file, e.first_line) for e in page.editors])
+    error = page.run.error
+    if error is not None:
+        title = page.editors[error.editor].title
+        diagnostics.warn(
+            page.file, error.file_line, f"editor {error.editor + 1} ({title}) failed: {error.kind}: {error.message}"
+        )
+
+
+def publish(staging, out):
+    """Move the built `staging` folder to `out`, replacing the site there (never a folder we did not write)."""
+    if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
+        shutil.rmtree(staging, ignore_errors=True)
+        raise BuildError(f"{out} is not empty and was not written by kernelviz build; choose another --out")
+    old = out.parent / f".{out.name}.old"
+    shutil.rmtree(old, ignore_errors=True)
+    if out.exists():
+        out.rename(old)
+    staging.rename(out)
+    shutil.rmtree(old, ignore_errors=True)

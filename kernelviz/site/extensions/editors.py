@@ -1,0 +1,50 @@
+"""Python editor blocks: a fence ```` ```pie title="Drawing helpers" ````.
+
+The page's editors run in page order through ``kernelviz.runner`` (at build time in CPython, and again in the
+browser when the reader edits them). Each renders as
+
+    <div class="kv-editor" data-editor="I" data-title="…"><pre class="kv-code">highlighted code</pre></div>
+
+and the page lists them as JSON in ``#kv-editors``: ``[{"title", "code", "first_line"}]``, `first_line` being the line
+of the page file where the code starts, so errors point into the page.
+"""
+
+from dataclasses import dataclass
+
+from markdown_it.common.utils import escapeHtml
+
+from .. import highlight
+from . import fence_info
+
+
+@dataclass
+class Editor:
+    index: int
+    title: str
+    code: str
+    first_line: int  # the line of the page file where the code starts, from 1
+
+    def to_json(self):
+        return {"title": self.title, "code": self.code, "first_line": self.first_line}
+
+
+def plugin(md):
+    md.core.ruler.push("kv_editors", _collect)
+
+
+def _collect(state):
+    editors = []
+    for token in state.tokens:
+        if token.type != "fence":
+            continue
+        lang, attrs, _ = fence_info.parse(token.info)
+        if lang != "pie":
+            continue
+        title = attrs.get("title") or f"Editor {len(editors) + 1}"
+        editor = Editor(len(editors), title, token.content, token.map[0] + 2)
+        editors.append(editor)
+        token.meta["html"] = (
+            f'<div class="kv-editor" data-editor="{editor.index}" data-title="{escapeHtml(editor.title)}">'
+            f'<pre class="kv-code">{highlight.python(editor.code)}</pre></div>\n'
+        )
+    state.env["editors"] = editors

@@ -1,0 +1,27 @@
+"""The info string of a fence: a language, then ``key="value"`` attributes.
+
+    parse('cuda cite="fa2.cu#load_kv" step="block 0 · j = 0"') == ("cuda", {"cite": "fa2.cu#load_kv", "step": ...})
+
+Values may be double- or single-quoted, or bare words. Anything else is reported in the third element.
+"""
+
+import re
+
+_ATTR = re.compile(r"""\s*([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
+
+
+def parse(info):
+    """(language, {key: value}, leftover text or '') of a fence's info string."""
+    lang, _, rest = info.strip().partition(" ")
+    attrs, pos, leftover = {}, 0, []
+    while pos < len(rest):
+        m = _ATTR.match(rest, pos)
+        if not m:
+            nxt = rest.find(" ", pos + 1)
+            nxt = len(rest) if nxt < 0 else nxt
+            leftover.append(rest[pos:nxt].strip())
+            pos = nxt
+            continue
+        attrs[m.group(1)] = next(g for g in m.groups()[1:] if g is not None)
+        pos = m.end()
+    return lang, attrs, " ".join(x for x in leftover if x)

@@ -1,0 +1,50 @@
+"""``$…$`` (inline) and ``$$…$$`` (display) math, typeset by KaTeX at build time (see ``site.katex``).
+
+Parsing is mdit-py-plugins' dollarmath (no space inside the dollars, no digit outside them, so prices are not
+math). The build collects the formulas of every page (``formulas``), typesets them in one node process and hands the
+results back (``apply``); a formula KaTeX rejects is a warning naming the page and line, and is shown as its source.
+"""
+
+from markdown_it.common.utils import escapeHtml
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+
+from ..tokens import walk
+
+DISPLAY = {"math_block": True, "math_block_label": True, "math_inline_double": True, "math_inline": False}
+
+
+def plugin(md):
+    dollarmath_plugin(md, allow_space=False, allow_digits=False, double_inline=True)
+    for kind in DISPLAY:
+        md.add_render_rule(kind, _render)
+
+
+def formulas(page):
+    """[(token, line)] of every formula of `page`, in page order."""
+    return [(t, line) for t, line in walk(page.tokens) if t.type in DISPLAY]
+
+
+def tex_of(token):
+    return token.content.strip(), DISPLAY[token.type]
+
+
+def apply(page, found, results, diagnostics):
+    """Attach KaTeX's `results` to the tokens `found` by ``formulas(page)``; warn about each failure."""
+    for (token, line), result in zip(found, results, strict=True):
+        token.meta["html"] = result.html
+        if result.error:
+            diagnostics.warn(page.file, line, f"KaTeX cannot typeset ${token.content.strip()}$: {result.error}")
+        for w in result.warnings:
+            diagnostics.warn(page.file, line, f"KaTeX strict mode, in ${token.content.strip()}$: {w}")
+
+
+def _render(renderer, tokens, idx, options, env):
+    token = tokens[idx]
+    display = DISPLAY[token.type]
+    html = token.meta.get("html")
+    if html is None:
+        html = f'<code class="kv-math-error">{escapeHtml(token.content)}</code>'
+    if not display:
+        return html
+    anchor = f' id="{escapeHtml(token.info)}"' if token.type == "math_block_label" and token.info else ""
+    return f'<div class="kv-math"{anchor}>{html}</div>\n'

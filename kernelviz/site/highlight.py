@@ -1,0 +1,23 @@
+"""Code highlighting with Pygments, class-based (the colors are in static/site.css under ``.kv-code``)."""
+
+import re
+
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import CudaLexer, PythonLexer
+
+_FORMATTER = HtmlFormatter(nowrap=True)
+_WHITESPACE = re.compile(r'<span class="w">(\s*)</span>')  # whitespace needs no color
+
+
+def _html(code, lexer):
+    return _WHITESPACE.sub(r"\1", highlight(code, lexer, _FORMATTER)).removesuffix("\n")
+
+
+def python(code):
+    """`code` as highlighted HTML spans (no wrapper), line for line."""
+    return _html(code, PythonLexer(stripnl=False))
+
+
+def cuda(code):
+    return _html(code, CudaLexer(stripnl=False))

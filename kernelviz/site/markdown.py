@@ -1,0 +1,39 @@
+"""The Markdown of a page: CommonMark (markdown-it-py) with the plugins and extensions the page format uses.
+
+    md = markdown()
+    tokens = md.parse(source, env)       # parse; extensions annotate tokens (token.meta) as they go
+    ...                                  # later stages resolve the annotations (steps, regions, math, links)
+    html = md.renderer.render(tokens, md.options, env)
+
+A fence whose token carries ``meta["html"]`` (set by an extension: pie editors, CUDA citations, contents) renders
+as that HTML.
+"""
+
+from markdown_it import MarkdownIt
+from mdit_py_plugins.anchors import anchors_plugin
+from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
+from mdit_py_plugins.front_matter import front_matter_plugin
+
+from .extensions import contents, cuda, editors, links, math, steps, toc, trace
+
+# Their parsing rules, registered in this order (math first, so that `$…$` is math before anything else).
+EXTENSIONS = (math, steps, trace, links, editors, cuda, contents, toc)
+
+
+def markdown():
+    """A MarkdownIt configured for pages (a new one per build: plugins keep no state across pages)."""
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    md.use(front_matter_plugin)
+    md.use(attrs_block_plugin).use(attrs_plugin)
+    md.use(anchors_plugin, min_level=2, max_level=3)
+    for extension in EXTENSIONS:
+        extension.plugin(md)
+    md.add_render_rule("fence", _fence)
+    return md
+
+
+def _fence(renderer, tokens, idx, options, env):
+    token = tokens[idx]
+    if "html" in token.meta:
+        return token.meta["html"]
+    return renderer.fence(tokens, idx, options, env)

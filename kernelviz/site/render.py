@@ -1,0 +1,95 @@
+"""A parsed, resolved page to its HTML (``templates/page.html``), per the page contract:
+
+    <body data-page="SLUG">  nav  <main class="kv-page" data-canvas-side="right|left|">
+      <article class="kv-prose"> h1, table of sections, prerequisites, the Markdown </article>
+      <aside class="kv-figure" id="kv-figure"></aside>          (pages with editors)
+    </main>
+    <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
+    <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
+
+Every link is relative, so a site works from any folder.
+"""
+
+import json
+from pathlib import Path
+from string import Template
+
+from markdown_it.common.utils import escapeHtml
+
+from . import nav
+from .extensions import toc
+
+TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
+
+
+def page_html(page, md, context, stylesheets=("main.css",)):
+    """The HTML of `page`; `context` has the build's `nav` entries and `pages` ({slug: Page}). `stylesheets`: the
+    runtime's stylesheets under assets/ to link."""
+    scene = page.scene
+    side = (scene or {}).get("canvas", {}).get("side") or ""
+    scripts = "\n".join(
+        f'<script type="module" src="assets/{escapeHtml(name)}.js"></script>' for name in page.meta.get("scripts", [])
+    )
+    data = ""
+    if scene is not None:
+        data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+    if page.editors:
+        editors = [e.to_json() for e in page.editors]
+        data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'
+    return TEMPLATE.substitute(
+        title=escapeHtml(page.title),
+        slug=escapeHtml(page.slug),
+        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
+        scripts=scripts,
+        nav=nav_html(context.nav, page, home="index" in context.pages),
+        side=side,
+        toc=toc.render(page, md),
+        prerequisites=prerequisites_html(page, context),
+        body=md.renderer.render(page.tokens, md.options, page.env),
+        figure='<aside class="kv-figure" id="kv-figure"></aside>' if page.editors else "",
+        data=data,
+    )
+
+
+def json_for_html(value):
+    """`value` as JSON that is safe inside a <script> element (no '<', '>' or '&' that HTML could read)."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def nav_html(entries, page, home=True):
+    items = []
+    for e in entries:
+        if e.href is None:
+            items.append(
+                f'<li class="kv-coming"><span>{escapeHtml(e.text)}</span> <em class="kv-coming-tag">coming</em></li>'
+            )
+        else:
+            current = ' aria-current="page"' if e.slug == page.slug else ""
+            items.append(f'<li><a href="{escapeHtml(e.href)}"{current}>{escapeHtml(e.text)}</a></li>')
+    current = ' aria-current="page"' if page.slug == "index" else ""
+    link = f'<a class="kv-home" href="index.html"{current}>kernelviz</a>'
+    if not home:
+        link = '<span class="kv-home">kernelviz</span>'
+    return f'<nav class="kv-nav" aria-label="Pages">{link}<ol>{"".join(items)}</ol></nav>'
+
+
+def prerequisites_html(page, context):
+    """The prerequisites of `page`: a string that is a page slug links to that page (or says it is coming)."""
+    wanted = page.meta.get("prerequisites") or []
+    if not wanted:
+        return ""
+    known = nav.by_slug(context.nav)
+    items = []
+    for text in wanted:
+        e = known.get(text)
+        other = context.pages.get(text)
+        if e is None and other is not None:
+            items.append(f'<li><a href="{escapeHtml(other.output)}">{escapeHtml(other.title)}</a></li>')
+        elif e is None:
+            items.append(f"<li>{escapeHtml(text)}</li>")
+        elif e.href is None:
+            items.append(f'<li class="kv-coming">{escapeHtml(e.label)} <em class="kv-coming-tag">coming</em></li>')
+        else:
+            items.append(f'<li><a href="{escapeHtml(e.href)}">{escapeHtml(e.label)}</a></li>')
+    return f'<section class="kv-prerequisites"><h2>Prerequisites</h2><ul>{"".join(items)}</ul></section>'
