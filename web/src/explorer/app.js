@@ -1,0 +1,198 @@
+// The explorer: settings in, canvas + code + metrics out. One state object, one render; the URL follows it.
+//
+// mount(root) reads the state from the query string, builds the controls, the canvas, the phase stepper, the
+// code lines and the metrics inside root, and re-renders synchronously on every change (a render is a few
+// hundred DOM nodes; performance measure "kvx-render" times each one). The softmax check runs on N random
+// numbers, so it runs just after the frame that shows the new settings, and only when N or Bc changed.
+
+import { budgetBytes } from './budgets.js';
+import { drawCanvas } from './canvas.js';
+import { buildControls } from './controls.js';
+import { h } from './dom.js';
+import { bytes } from './format.js';
+import * as F from './formulas.js';
+import { buildMetrics } from './metrics.js';
+import { CODE, PHASES, stepAt, stepCount, stepIndex, WRITE_LINE } from './phases.js';
+import { CASES, softmaxCheck } from './softmax.js';
+import { fa2_sram, sram_fit } from './sram.js';
+import { DTYPES, normalize, parse, serialize, visitedTiles } from './state.js';
+import { buildStepper } from './stepper.js';
+
+const URL_DELAY_MS = 150; // the address bar follows a dragged slider at this pace (browsers throttle history)
+
+/** Everything the views need, computed from a state with the ported formulas. */
+export function derive(state) {
+  const { N, d, Br, Bc, causal } = state;
+  const s = DTYPES[state.dtype];
+  const Tr = F.cdiv(N, Br);
+  const Tc = F.cdiv(N, Bc);
+  const sram = fa2_sram(Br, Bc, d, s);
+  const budget = budgetBytes(state.sram);
+  const fit = sram_fit(sram, budget);
+  const visited = visitedTiles(state);
+  const metrics = {
+    scoreBytes: F.score_matrix_bytes(N, null, s),
+    tileInteractions: F.tile_interactions(N, Br, Bc, null, causal),
+    allTiles: Tr * Tc,
+    Tr,
+    Tc,
+    standard: F.total(F.standard(N, d, Br, Bc, null, causal, s)),
+    fa2: F.total(F.fa2(N, d, Br, Bc, null, causal, s)),
+    compulsory: F.total(F.compulsory(N, d, null, s)),
+    sram: fit,
+    budget,
+  };
+  return { state, Tr, Tc, visited, sram, fit, budget, metrics };
+}
+
+/** The sizes of each SRAM tile, in words: "Sij (64×64 float32, 16 KiB)". */
+function describeTile(name, view) {
+  const { Br, Bc, d, dtype } = view.state;
+  const shape = { Qi: `${Br}×${d} ${dtype}`, Kj: `${Bc}×${d} ${dtype}`, Vj: `${Bc}×${d} ${dtype}` };
+  Object.assign(shape, { Sij: `${Br}×${Bc} float32`, Oi: `${Br}×${d} float32` });
+  Object.assign(shape, { mi: `${Br} float32`, li: `${Br} float32` });
+  return `${name} (${shape[name]}, ${bytes(view.sram[name])})`;
+}
+
+/** The status line: the score matrix is never resident, or which tile does not fit the budget. */
+export function statusText(view) {
+  const { fit, budget } = view;
+  if (fit.fits) {
+    const s = bytes(view.sram.Sij);
+    return `Ready: global score matrix is not resident; one score tile Sij (${s}) is, and the block fits ${bytes(budget)}.`;
+  }
+  const [first, ...rest] = fit.over;
+  const also = rest.length ? ` Nor ${rest.length === 1 ? 'does' : 'do'} ${rest.join(', ')}.` : '';
+  return (
+    `Over budget: ${describeTile(first, view)} does not fit; the block needs ${bytes(fit.total)} ` +
+    `of SRAM and the budget is ${bytes(budget)}.${also}`
+  );
+}
+
+function buildCode() {
+  const lines = CODE.map((text, k) => {
+    const line = h('span', { class: 'kvx-line', 'data-line': k });
+    line.textContent = `${text}\n`;
+    return line;
+  });
+  const title = h('h3', { class: 'kvx-phase-title' });
+  const text = h('p', { class: 'kvx-phase-text' });
+  const pre = h('pre', { class: 'kvx-code', 'aria-label': 'The FA2 block, in Python-like pseudocode' }, [
+    h('code', {}, lines),
+  ]);
+  const element = h('div', { class: 'kvx-code-panel' }, [title, text, pre]);
+  function update(state, written) {
+    const phase = PHASES[state.phase];
+    title.textContent = `${state.phase + 1}. ${phase.title}`;
+    text.textContent = written ? `${phase.text} This was the last tile: Oi / li goes to HBM, once.` : phase.text;
+    lines.forEach((line, k) => {
+      const on = phase.lines.includes(k) || (written && k === WRITE_LINE);
+      line.classList.toggle('is-current', on);
+    });
+  }
+  return { element, update };
+}
+
+export function mount(root, { location = window.location, history = window.history } = {}) {
+  let state = parse(location.search);
+  let view = null;
+  let playTimer = null;
+  let urlTimer = null;
+  let softmaxKey = null;
+  let softmaxScheduled = false;
+
+  const set = (fields) => {
+    state = normalize({ ...state, ...fields });
+    render();
+  };
+  const walk = () => ({ index: stepIndex(state.phase, state.j, view.visited), count: stepCount(view.visited) });
+  const goTo = (index) => set(stepAt(index, view.visited));
+
+  const controls = buildControls(set);
+  const stepper = buildStepper({
+    goPhase: (phase) => set({ phase }),
+    step: (delta) => goTo(walk().index + delta),
+    goEnd: (which) => goTo(which === 'start' ? 0 : walk().count - 1),
+    setI: (i) => set({ i }),
+    playing: () => playTimer !== null,
+    togglePlay: () => (playTimer ? stop() : play()),
+  });
+  function play() {
+    if (walk().index === walk().count - 1) goTo(0);
+    playTimer = setInterval(() => {
+      if (walk().index >= walk().count - 1) return stop();
+      goTo(walk().index + 1);
+    }, stepper.PLAY_MS);
+    render();
+  }
+  function stop() {
+    clearInterval(playTimer);
+    playTimer = null;
+    render();
+  }
+
+  const code = buildCode();
+  const metrics = buildMetrics(CASES);
+  const figure = h('div', { class: 'kvx-canvas' });
+  const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
+  root.replaceChildren(
+    h('div', { class: 'kvx' }, [
+      controls.element,
+      h('div', { class: 'kvx-stage' }, [
+        h('div', { class: 'kvx-figure-col' }, [figure, status]),
+        h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
+      ]),
+      metrics.element,
+    ]),
+  );
+
+  function render() {
+    const t0 = performance.now();
+    view = derive(state);
+    const written = state.phase === 3 && state.j === view.visited.at(-1);
+    controls.update(state);
+    stepper.update(state, { Tr: view.Tr, visited: view.visited, ...walk() });
+    figure.replaceChildren(drawCanvas(view, figure.clientWidth || undefined));
+    status.textContent = statusText(view);
+    status.classList.toggle('is-over', !view.fit.fits);
+    code.update(state, written);
+    metrics.update(view.metrics, state);
+    scheduleSoftmax();
+    scheduleUrl();
+    performance.measure('kvx-render', { start: t0, end: performance.now() });
+  }
+
+  function scheduleUrl() {
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(() => {
+      const search = serialize(state);
+      if (location.search !== search) history.replaceState(history.state, '', search + location.hash);
+    }, URL_DELAY_MS);
+  }
+
+  function scheduleSoftmax() {
+    if (`${state.N}:${state.Bc}` === softmaxKey || softmaxScheduled) return;
+    softmaxScheduled = true;
+    metrics.pending();
+    // After the frame that shows the new settings: the check never holds a control back.
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        softmaxScheduled = false;
+        const { N, Bc } = state;
+        softmaxKey = `${N}:${Bc}`;
+        metrics.updateSoftmax(softmaxCheck(N, Bc), N, Bc);
+      }, 0),
+    );
+  }
+
+  render();
+  // Redraw the canvas when its column changes width enough to change its layout (a phone turned sideways).
+  let drawnWidth = figure.clientWidth;
+  new ResizeObserver(() => {
+    if (Math.abs(figure.clientWidth - drawnWidth) < 24) return;
+    drawnWidth = figure.clientWidth;
+    figure.replaceChildren(drawCanvas(view, drawnWidth));
+  }).observe(figure);
+  root.dataset.ready = 'true';
+  return { state: () => state, set };
+}
