@@ -1,0 +1,188 @@
+"""The CUDA kernels against PyTorch's scaled-dot-product attention, on one GPU, in a few minutes.
+
+Prefill (N in 1k, 4k, 16k; d = 64, 128; no mask): FA1 and FA2 against SDPA's MATH and EFFICIENT backends in
+float32 (the baseline is EFFICIENT), with FLASH and cuDNN in bfloat16 for context. Decode (one query row per head,
+N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIENT in float32 (the baseline).
+
+Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
+GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
+device-to-device copy bandwidth measured at the start, and time / baseline time, all from this one run.
+Needs PyTorch and CuPy with a GPU; without them it says so and exits 0.
+"""
+
+import math
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+HEADS = 16  # (batch·head) for prefill
+DECODE_HEADS = 32
+MAX_SECONDS = 8.0  # a configuration whose single run would take longer than this is skipped (predicted, N² scaling)
+MATH_BYTES = 40e9  # SDPA MATH materializes N² scores: skipped above this many bytes of them
+
+
+def gpu_ready():
+    try:
+        import torch
+
+        from kernelviz.cuda import launch
+
+        return torch.cuda.is_available() and launch.available()
+    except ImportError:
+        return False
+
+
+def timed(fn, reps=None, budget=1.0):
+    """Median seconds of fn() over `reps` runs (by default as many as fit in `budget` seconds, 3 to 20),
+    after one warm-up run; CUDA events around each run."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    torch.cuda.synchronize()
+    first = start.elapsed_time(end) / 1e3
+    reps = reps or max(3, min(20, int(budget / max(first, 1e-6))))
+    times = [first]
+    for _ in range(reps - 1):
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        times.append(start.elapsed_time(end) / 1e3)
+    return statistics.median(times)
+
+
+def copy_bandwidth():
+    """Bytes/s of a device-to-device copy of 1 GiB, counting bytes read and written."""
+    import torch
+
+    a = torch.empty(2**28, dtype=torch.float32, device="cuda")
+    b = torch.empty_like(a)
+    t = timed(lambda: b.copy_(a), reps=10)
+    return 2 * a.numel() * 4 / t
+
+
+def sdpa(backend, q, k, v):
+    """A function running SDPA with only `backend` allowed, on (1, heads, N, d) views."""
+    import torch
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q4, k4, v4 = (x.unsqueeze(0) for x in (q, k, v))
+    chosen = getattr(SDPBackend, backend)
+
+    def go():
+        with sdpa_kernel([chosen]):
+            return torch.nn.functional.scaled_dot_product_attention(q4, k4, v4)
+
+    return go
+
+
+class Table:
+    def __init__(self, title, copy_bw):
+        self.rows, self.copy_bw = [], copy_bw
+        print(f"\n{title}")
+        print(f"{'kernel':<22}{'dtype':<7}{'shape':<24}{'ms':>10}{'TFLOP/s':>9}{'GB/s':>8}{'of copy':>9}{'vs base':>9}")
+
+    def add(self, name, dtype, shape, seconds, flops, nbytes, base=None, why=""):
+        if seconds is None:
+            print(f"{name:<22}{dtype:<7}{shape:<24}{'skipped':>10}  {why}")
+            return
+        gbs = nbytes / seconds / 1e9
+        ratio = f"{seconds / base:.2f}x" if base else "base"
+        print(
+            f"{name:<22}{dtype:<7}{shape:<24}{seconds * 1e3:>10.3f}{flops / seconds / 1e12:>9.2f}{gbs:>8.0f}"
+            f"{gbs * 1e9 / self.copy_bw:>9.1%}{ratio:>9}",
+            flush=True,
+        )
+
+
+def prefill(table):
+    import torch
+
+    from kernelviz.cuda import launch
+
+    predicted = {}  # kernel -> (N, seconds) of its last run, to skip runs that would be too long
+    for d in (64, 128):
+        for n in (1024, 4096, 16384):
+            shape = f"BH={HEADS} N={n} d={d}"
+            flops, nbytes = 4 * n * n * d * HEADS, 4 * n * d * HEADS * 4
+            q, k, v = (torch.randn(HEADS, n, d, device="cuda") for _ in range(3))
+            base = timed(sdpa("EFFICIENT_ATTENTION", q, k, v))
+            table.add("sdpa EFFICIENT", "fp32", shape, base, flops, nbytes)
+            if n * n * HEADS * 4 <= MATH_BYTES:
+                table.add("sdpa MATH", "fp32", shape, timed(sdpa("MATH", q, k, v)), flops, nbytes, base)
+            else:
+                table.add("sdpa MATH", "fp32", shape, None, flops, nbytes, why="its N^2 scores are too large")
+            for kernel in ("fa2", "fa1"):
+                last = predicted.get((kernel, d))
+                guess = last[1] * (n / last[0]) ** 2 if last else 0.0
+                if guess > MAX_SECONDS:
+                    table.add(kernel, "fp32", shape, None, flops, nbytes, why=f"predicted {guess:.0f} s a run")
+                    continue
+                go, _ = launch.prepare(kernel, q, k, v)
+                t = timed(go, budget=min(2.0, 4 * max(guess, 0.05)))
+                predicted[(kernel, d)] = (n, t)
+                table.add(kernel, "fp32", shape, t, flops, nbytes, base)
+            if n <= 4096:  # one correctness spot check per shape, against SDPA in float32
+                go, out = launch.prepare("fa2", q, k, v)
+                go()
+                ref = sdpa("EFFICIENT_ATTENTION", q, k, v)()[0]
+                err = (torch.from_dlpack(out["O"]) - ref).abs().max().item()
+                print(f"{'':<22}fa2 vs sdpa: max |O - O_sdpa| = {err:.2e}")
+            qb, kb, vb = (x.bfloat16() for x in (q, k, v))
+            for backend in ("FLASH_ATTENTION", "CUDNN_ATTENTION"):
+                try:
+                    t = timed(sdpa(backend, qb, kb, vb))
+                    table.add(f"sdpa {backend.split('_')[0]}", "bf16", shape, t, flops, nbytes // 2, base)
+                except RuntimeError as e:
+                    why = str(e).splitlines()[0][:60]
+                    table.add(f"sdpa {backend.split('_')[0]}", "bf16", shape, None, flops, nbytes, why=why)
+            del q, k, v, qb, kb, vb
+            torch.cuda.empty_cache()
+
+
+def decode(table):
+    import torch
+
+    from kernelviz.cuda import launch
+
+    for d in (64, 128):
+        for n in (4096, 65536):
+            shape = f"BH={DECODE_HEADS} Nkv={n} d={d}"
+            flops, nbytes = 4 * n * d * DECODE_HEADS, (2 * n * d + 2 * d) * DECODE_HEADS * 4
+            q = torch.randn(DECODE_HEADS, 1, d, device="cuda")
+            k, v = (torch.randn(DECODE_HEADS, n, d, device="cuda") for _ in range(2))
+            base = timed(sdpa("EFFICIENT_ATTENTION", q, k, v))
+            table.add("sdpa EFFICIENT", "fp32", shape, base, flops, nbytes)
+            for n_splits in (1, 4, 16, 64, 256):
+                go, _ = launch.prepare("flash_decoding", q, k, v, n_splits=n_splits)
+                table.add(f"flash_decoding s={n_splits}", "fp32", shape, timed(go), flops, nbytes, base)
+            del q, k, v
+            torch.cuda.empty_cache()
+
+
+def main():
+    if not gpu_ready():
+        print("bench/gpu.py: skipped, it needs PyTorch and CuPy with an NVIDIA GPU")
+        return 0
+    import torch
+
+    started = time.perf_counter()
+    torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, for SDPA MATH too
+    copy_bw = copy_bandwidth()
+    print(f"{torch.cuda.get_device_name()}: device-to-device copy {copy_bw / 1e9:.0f} GB/s (read + write)")
+    prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    print(f"\n{math.ceil(time.perf_counter() - started)} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
