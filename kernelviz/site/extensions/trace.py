@@ -1,23 +1,26 @@
 """Ledger numbers in prose: ``{{ trace.EXPR }}`` is replaced at build time by a number measured by the HBM ledger of
 ``kernelviz.attention``, so no HBM count on a page is typed by hand.
 
-The sizes come from the page's front matter:
+The sizes come from the page's front matter, one run or several named ones:
 
-    trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}
+    trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}                       → {{ trace.reads.K }}
+    trace: {naive: {algo: naive-softmax, N: 16, b: 4}, fa2: {...}}    → {{ trace.naive.reads.x }}
 
-`algo` is one of ``kernelviz.attention.ALGORITHMS`` (standard, fa1, fa2, flash-decoding); N, d, Br, Bc are required;
-optional: N_kv (default N), n_splits (flash-decoding), causal (false), dtype (float32), heads (1). The algorithm runs
-once per build on random inputs of those sizes, and EXPR names one of its numbers (T is a tensor of its ledger:
-Q, K, V, O, L, S, P, m, l, O_partial, ...):
+`algo` is an attention algorithm of ``kernelviz.attention.ALGORITHMS`` (standard, fa1, fa2, flash-decoding: N, d, Br,
+Bc required; optional N_kv (default N), n_splits (flash-decoding), causal (false), dtype (float32), heads (1)) or a
+softmax variant (naive-softmax, safe-softmax, online-softmax: N and b required, rows optional (1);
+online-softmax-output: N, b and d). Each runs once per build on random inputs of those sizes, and EXPR names one
+of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y, o, ...):
 
     trace.reads.T, trace.writes.T          times T is read / written in full (bytes moved over T's size)
     trace.loads.T, trace.stores.T          tile transfers of T from HBM / to HBM
     trace.read_bytes.T, trace.write_bytes.T   bytes of T read / written
     trace.bytes.T                          bytes of T read and written
     trace.bytes.total, .read, .write       all HBM traffic
-    trace.ratio_standard                   standard attention's traffic over this algorithm's, at the same sizes
+    trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only)
     trace.peak_sram                        bytes of SRAM of the largest block
-    trace.N, .N_kv, .d, .Br, .Bc, .Tr, .Tc, .n_splits, .heads   the sizes (Tr = ceil(N/Br), Tc = ceil(N_kv/Bc))
+    trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
+                                           T = ceil(N/b)
 
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
@@ -30,7 +33,8 @@ from markdown_it.common.utils import escapeHtml
 from ..tokens import walk
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-SIZES = {"N": int, "d": int, "Br": int, "Bc": int, "N_kv": int, "n_splits": int, "heads": int, "causal": bool}
+ATTENTION = {"N": int, "d": int, "Br": int, "Bc": int, "N_kv": int, "n_splits": int, "heads": int, "causal": bool}
+SOFTMAX = {"naive-softmax": "naive_softmax", "safe-softmax": "safe_softmax", "online-softmax": "online_softmax"}
 
 
 def plugin(md):
@@ -86,13 +90,15 @@ def _value(page, expr, numbers, line, context):
     if numbers is None:
         context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: the page's front matter has no trace")
         return None
-    value = numbers
     head, *path = expr.split(".")
-    for name in path if head == "trace" and path else [None]:
-        value = value.get(name) if isinstance(value, dict) else None
-    if not isinstance(value, (int, float)):
-        known = ", ".join(sorted(numbers))
-        context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: unknown trace name (known: trace.{{{known}}})")
+    value, where = (numbers, "trace") if head == "trace" else ({"trace": numbers}, "")
+    for name in path if head == "trace" else [head]:
+        if not isinstance(value, dict) or name not in value:
+            break
+        value, where = value[name], f"{where}.{name}".lstrip(".")
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        has = f"{where} has {', '.join(map(str, value))}" if isinstance(value, dict) else f"{where} is a number"
+        context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: unknown trace name; {has}")
         return None
     return format_number(value)
 
@@ -109,55 +115,96 @@ def _numbers(page, diagnostics):
     if spec is None:
         return None
     try:
-        return compute(spec)
+        if "algo" in spec:
+            return compute(spec)
+        if not all(isinstance(s, dict) for s in spec.values()):
+            raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
+        return {name: compute(s) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
-        diagnostics.warn(page.file, page.meta_line, f"trace {spec}: {e}")
+        diagnostics.warn(page.file, page.meta_line, f"trace: {e}")
         return False
 
 
 def compute(spec):
-    """The numbers for a front matter `spec`. Raises ValueError (or the algorithm's errors) on a bad spec."""
+    """The numbers of one run, {algo: ..., sizes}. Raises ValueError (or the algorithm's errors) on a bad spec."""
+    spec = dict(spec)
+    algo = spec.pop("algo", None)
+    if algo in SOFTMAX or algo == "online-softmax-output":
+        return _softmax(algo, spec)
+    return _attention(algo, spec)
+
+
+def _sizes(spec, types, required):
+    for key, value in spec.items():
+        if key not in types:
+            raise ValueError(f"unknown trace size {key!r} (this algorithm takes {', '.join(types)})")
+        if not isinstance(value, types[key]) or (types[key] is int and isinstance(value, bool)):
+            raise ValueError(f"{key} must be {types[key].__name__}, got {value!r}")
+        if types[key] is int and value < 1:
+            raise ValueError(f"{key} must be at least 1, got {value}")
+    missing = [k for k in required if k not in spec]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)}")
+
+
+def _attention(algo, spec):
     import numpy as np
 
     from kernelviz import attention
 
-    spec = dict(spec)
-    algo = spec.pop("algo", None)
     if algo not in attention.ALGORITHMS:
-        raise ValueError(f"algo must be one of {', '.join(attention.ALGORITHMS)}, got {algo!r}")
+        known = [*attention.ALGORITHMS, *SOFTMAX, "online-softmax-output"]
+        raise ValueError(f"algo must be one of {', '.join(known)}, got {algo!r}")
     dtype = spec.pop("dtype", "float32")
-    for key, value in spec.items():
-        if key not in SIZES:
-            raise ValueError(f"unknown trace field {key!r} (known: algo, dtype, {', '.join(SIZES)})")
-        if not isinstance(value, SIZES[key]) or (SIZES[key] is int and isinstance(value, bool)):
-            raise ValueError(f"{key} must be {SIZES[key].__name__}, got {value!r}")
-    missing = [k for k in ("N", "d", "Br", "Bc") if k not in spec]
-    if missing:
-        raise ValueError(f"missing {', '.join(missing)}")
-    sizes = {"N_kv": spec["N"], "heads": 1, "causal": False, **spec}
+    _sizes(spec, ATTENTION, ("N", "d", "Br", "Bc"))
+    if "n_splits" in spec and algo != "flash-decoding":
+        raise ValueError("n_splits is a flash-decoding size")
+    sizes = {"N_kv": spec["N"], "heads": 1, **spec}
     rng = np.random.default_rng(0)
     q = rng.standard_normal((sizes["heads"], sizes["N"], sizes["d"]), dtype=np.float32)
     k, v = (rng.standard_normal((sizes["heads"], sizes["N_kv"], sizes["d"]), dtype=np.float32) for _ in "kv")
-    options = {"Br": sizes["Br"], "Bc": sizes["Bc"], "causal": sizes["causal"], "dtype": dtype}
+    options = {"Br": sizes["Br"], "Bc": sizes["Bc"], "causal": sizes.get("causal", False), "dtype": dtype}
     extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
-    if extra and algo != "flash-decoding":
-        raise ValueError("n_splits is a flash-decoding size")
     ledger = attention.ALGORITHMS[algo](q, k, v, **options, **extra).ledger
     standard = attention.ALGORITHMS["standard"](q, k, v, **options).ledger
-    return numbers(ledger, standard, sizes)
+    out = numbers(ledger, {key: v for key, v in sizes.items() if key != "causal"})
+    out.update(
+        Tr=-(-sizes["N"] // sizes["Br"]),
+        Tc=-(-sizes["N_kv"] // sizes["Bc"]),
+        ratio_standard=standard.total_bytes / ledger.total_bytes,
+    )
+    return out
 
 
-def numbers(ledger, standard, sizes):
-    """The tree of numbers the placeholders name, from a ledger, standard attention's at the same sizes, and sizes."""
+def _softmax(algo, spec):
+    import numpy as np
+
+    from kernelviz import attention
+
+    output = algo == "online-softmax-output"
+    _sizes(
+        spec, {"N": int, "b": int, "rows": int, **({"d": int} if output else {})}, ("N", "b", "d")[: 3 if output else 2]
+    )
+    sizes = {"rows": 1, **spec}
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((sizes["rows"], sizes["N"]), dtype=np.float32)
+    if output:
+        v = rng.standard_normal((sizes["N"], sizes["d"]), dtype=np.float32)
+        ledger = attention.online_softmax_output(x, v, b=sizes["b"]).ledger
+    else:
+        ledger = getattr(attention, SOFTMAX[algo])(x, b=sizes["b"]).ledger
+    out = numbers(ledger, sizes)
+    out["T"] = -(-sizes["N"] // sizes["b"])
+    return out
+
+
+def numbers(ledger, sizes):
+    """The numbers a ledger answers (see the module docstring), with `sizes`."""
     per = ledger.per_tensor
     tiles = {"read": {}, "write": {}}
     for t in ledger.transfers:
         tiles[t.direction][t.tensor] = tiles[t.direction].get(t.tensor, 0) + 1
-    cdiv = lambda a, b: -(-a // b)  # noqa: E731
-    out = {key: sizes[key] for key in ("N", "N_kv", "d", "Br", "Bc", "heads") if key in sizes}
-    out.update(Tr=cdiv(sizes["N"], sizes["Br"]), Tc=cdiv(sizes["N_kv"], sizes["Bc"]))
-    if "n_splits" in sizes:
-        out["n_splits"] = sizes["n_splits"]
+    out = dict(sizes)
     out.update(
         reads={t: ledger.trips(t, "read") for t in ledger.tensor_bytes},
         writes={t: ledger.trips(t, "write") for t in ledger.tensor_bytes},
@@ -167,7 +214,6 @@ def numbers(ledger, standard, sizes):
         write_bytes={t: rw["write"] for t, rw in per.items()},
         bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
         peak_sram=ledger.peak_sram,
-        ratio_standard=standard.total_bytes / ledger.total_bytes,
     )
     out["bytes"].update(total=ledger.total_bytes, read=ledger.read_bytes, write=ledger.write_bytes)
     return out

@@ -1,0 +1,253 @@
+"""Fixture sites built end to end: what the builder writes, and the warnings it gives (file:line), strict or not."""
+
+import html
+import json
+import re
+
+import pytest
+
+from kernelviz.cuda import regions
+from kernelviz.site.build import build
+from kernelviz.site.diagnostics import BuildError
+
+
+def page(body, front="title: A page"):
+    return f"---\n{front}\n---\n{body}"
+
+
+def text_of(fragment):
+    """The text content of an HTML fragment (tags dropped, entities decoded)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_a_page_becomes_html_with_the_contract_structure(build_site):
+    result, out = build_site({"first.md": page("Some *prose*.\n")})
+    text = (out / "first.html").read_text()
+    assert result.pages == ["first"]
+    assert '<body data-page="first">' in text
+    assert '<main class="kv-page" data-canvas-side="">' in text
+    assert '<article class="kv-prose">' in text and "<em>prose</em>" in text
+    assert '<script type="module" src="assets/main.js"></script>' in text
+    for sheet in ("assets/site.css", "assets/main.css", "assets/katex/katex.min.css"):
+        assert f'href="{sheet}"' in text
+    assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
+
+
+def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, validate_scene):
+    source = page("Intro.\n" + figure_md)
+    result, out = build_site({"fig.md": source})
+    text = (out / "fig.html").read_text()
+    scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', text).group(1))
+    validate_scene(scene)
+    assert [s["label"] for s in scene["nodes"][-1]["steps"]] == ["start", "load Q0", "load K0"]
+    assert '<main class="kv-page" data-canvas-side="right">' in text
+    assert '<aside class="kv-figure" id="kv-figure"></aside>' in text
+    editors = json.loads(re.search(r'id="kv-editors">(.*?)</script>', text).group(1))
+    assert [e["title"] for e in editors] == ["Helpers", "Kernel"]
+    assert editors[0]["code"].startswith("import json\n")
+    # first_line is the line of the page where the code starts
+    assert editors[0]["first_line"] == line(source, "import json")
+    assert editors[1]["first_line"] == line(source, "pie.show_canvas")
+    blocks = re.findall(r'<div class="kv-editor" data-editor="(\d)" data-title="([^"]*)"><pre class="kv-code">', text)
+    assert blocks == [("0", "Helpers"), ("1", "Kernel")]
+    assert result.warnings == []
+
+
+def test_an_editor_error_is_a_warning_at_its_line_of_the_page(build_site, line):
+    source = page('```pie title="Broken"\nx = 1\ny = undefined_name\n```\n')
+    result, out = build_site({"bad.md": source})
+    (w,) = result.warnings
+    assert (w.file.endswith("bad.md"), w.line) == (True, line(source, "undefined_name"))
+    assert "NameError" in w.message and "Broken" in w.message
+    assert 'id="kv-scene"' not in (out / "bad.html").read_text()
+    with pytest.raises(BuildError, match=rf"bad\.md:{line(source, 'undefined_name')}: editor 1"):
+        build_site({"bad.md": source}, strict=True, out=out.parent / "strict")
+
+
+def test_bullets_bound_to_steps_get_data_step(build_site, figure_md):
+    body = figure_md + "\n- [step: load K0] Kj = K[j]\n- [step: load Q0] Qi = **Q**[i]\n- a plain bullet\n"
+    result, out = build_site({"fig.md": page(body)})
+    text = (out / "fig.html").read_text()
+    assert '<li data-step="2">Kj = K[j]</li>' in text
+    assert '<li data-step="1">Qi = <strong>Q</strong>[i]</li>' in text
+    assert "<li>a plain bullet</li>" in text
+    assert "[step:" not in text
+    assert result.warnings == []
+
+
+def test_an_unknown_step_label_is_a_warning_naming_file_and_line(build_site, figure_md, line):
+    source = page(figure_md + "\n- [step: load Q0] fine\n- [step: lod K0] a typo\n")
+    result, out = build_site({"fig.md": source})
+    (w,) = result.warnings
+    assert w.file.endswith("fig.md") and w.line == line(source, "lod K0")
+    assert "'lod K0'" in w.message and "load K0" in w.message  # suggests the near label
+    assert "<li>a typo</li>" in (out / "fig.html").read_text()
+
+
+def test_strict_turns_a_warning_into_a_failure_and_keeps_the_last_site(build_site, figure_md, line):
+    good, out = build_site({"fig.md": page(figure_md + "\n- [step: load Q0] fine\n")}, strict=True)
+    before = (out / "fig.html").read_text()
+    source = page(figure_md + "\n- [step: nowhere] oops\n")
+    with pytest.raises(BuildError) as failure:
+        build_site({"fig.md": source}, strict=True)
+    assert f"fig.md:{line(source, 'nowhere')}: unknown step label 'nowhere'" in str(failure.value)
+    assert (out / "fig.html").read_text() == before  # the failed build did not touch the site
+
+
+def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_site, figure_md):
+    body = figure_md + '\n```cuda cite="fixture.cu#load" step="load Q0" title="Load"\n```\n'
+    result, out = build_site({"fig.md": page(body)})
+    text = (out / "fig.html").read_text()
+    block = re.search(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', text, re.S)
+    assert block.group(1) == ' data-step="1" data-cite="fixture.cu#load"'
+    assert block.group(2).startswith("<summary>CUDA implementation</summary>")
+    code = re.search(r'<pre class="kv-code">(.*)</pre>', block.group(2), re.S).group(1)
+    assert text_of(code) == regions.region("fixture.cu#load")
+    assert '<span class="kt">int</span>' in code  # highlighted as CUDA, with classes
+    assert result.warnings == []
+
+
+def test_a_missing_region_or_file_is_a_warning(build_site, line):
+    source = page('```cuda cite="fixture.cu#nope"\n```\n\n```cuda cite="other.cu#load"\n```\n')
+    result, out = build_site({"c.md": source})
+    missing_region, missing_file = result.warnings
+    assert missing_region.line == line(source, "fixture.cu#nope") and "no region 'nope'" in missing_region.message
+    assert "load, store" in missing_region.message  # the regions it has
+    assert missing_file.line == line(source, "other.cu") and "other.cu" in missing_file.message
+    assert 'class="kv-code kv-missing"' in (out / "c.html").read_text()
+
+
+def test_katex_is_prerendered_with_textcolor(build_site):
+    body = r"Carry $\textcolor{#1d4ed8}{m_i}$ along." + "\n\n$$\n\\frac{a}{b} = \\textcolor{#047857}{d'_i}\n$$\n"
+    result, out = build_site({"m.md": page(body)})
+    text = (out / "m.html").read_text()
+    assert result.warnings == []
+    assert text.count('class="katex"') == 2 and text.count('class="katex-display"') == 1
+    assert "color:#1d4ed8" in text and "color:#047857" in text
+    assert '<span class="mfrac">' in text  # typeset, not the source
+    assert "$" not in text_of(re.search(r"<article.*</article>", text, re.S).group(0))
+
+
+def test_a_katex_error_is_a_warning_naming_file_and_line(build_site, line):
+    source = page("Fine $x$.\n\nThen a\nbroken $\\frac{a$ formula.\n")
+    result, out = build_site({"k.md": source})
+    (w,) = result.warnings
+    assert w.file.endswith("k.md") and w.line == line(source, "broken")
+    assert "KaTeX" in w.message
+    assert '<code class="kv-math-error">\\frac{a</code>' in (out / "k.html").read_text()
+
+
+def test_prices_are_not_math(build_site):
+    _, out = build_site({"p.md": page("It costs $5 and $10 today.\n")})
+    assert "katex" not in (out / "p.html").read_text().split("<article", 1)[1]
+
+
+def test_links_between_pages_are_rewritten_and_checked(build_site, line):
+    a = page("See [b](b.md#part), [top](#top-part), [gone](gone.md) and [web](https://example.org).\n\n## Top part\n")
+    b = page("## Part\n")
+    result, out = build_site({"a.md": a, "b.md": b})
+    text = (out / "a.html").read_text()
+    assert 'href="b.html#part"' in text and 'href="#top-part"' in text and 'href="https://example.org"' in text
+    (w,) = result.warnings
+    assert w.file.endswith("a.md") and w.line == line(a, "gone.md") and "'gone.html'" in w.message
+
+
+def test_a_link_to_a_missing_fragment_is_broken(build_site):
+    result, _ = build_site({"a.md": page("[b](b.md#nowhere)\n"), "b.md": page("## Somewhere\n")})
+    (w,) = result.warnings
+    assert "b.html has no id 'nowhere'" in w.message
+
+
+def test_a_link_to_a_planned_page_not_written_yet_shows_as_coming(build_site):
+    result, out = build_site({"a.md": page("Next: [Flash decoding](flash-decoding.md).\n")})
+    assert result.warnings == []
+    assert '<span class="kv-coming" title="coming soon">Flash decoding</span>' in (out / "a.html").read_text()
+
+
+def test_the_table_of_sections_nests_h3_under_h2(build_site):
+    body = "## One\n\n### One a\n\n### One b\n\n## Two\n\ntext\n"
+    _, out = build_site({"t.md": page(body)})
+    toc = re.search(r'<nav class="kv-toc".*?</nav>', (out / "t.html").read_text()).group(0)
+    expected = (
+        '<ul><li><a href="#one">One</a><ul><li><a href="#one-a">One a</a></li><li><a href="#one-b">One b</a></li>'
+        '</ul></li><li><a href="#two">Two</a></li></ul>'
+    )
+    assert expected in toc
+
+
+def test_the_nav_lists_the_planned_pages_with_coming_ones_unlinked(build_site):
+    fa2 = page("Text.\n", "title: Flash Attention 2 in full\nnav: 3")
+    _, out = build_site({"index.md": page("Home.\n", "title: Home"), "fa2.md": fa2})
+    nav = re.search(r'<nav class="kv-nav".*?</nav>', (out / "index.html").read_text()).group(0)
+    assert re.findall(r"<li[^>]*>(.*?)</li>", nav) == [
+        '<span>Overview</span> <em class="kv-coming-tag">coming</em>',
+        '<span>1. Online softmax</span> <em class="kv-coming-tag">coming</em>',
+        '<span>2. Flash Attention 1</span> <em class="kv-coming-tag">coming</em>',
+        '<a href="fa2.html">3. Flash Attention 2</a>',
+        '<span>4. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
+    ]
+    assert 'href="fa2.html" aria-current="page"' in (out / "fa2.html").read_text()
+
+
+def test_prerequisites_link_page_slugs(build_site):
+    a = page("Text.\n", "title: A\nprerequisites: [How attention works, b, online-softmax]")
+    _, out = build_site({"a.md": a, "b.md": page("B.\n", "title: The B page")})
+    section = re.search(r'<section class="kv-prerequisites">.*?</section>', (out / "a.html").read_text()).group(0)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", section)
+    assert items == [
+        "How attention works",
+        '<a href="b.html">The B page</a>',
+        'Online softmax <em class="kv-coming-tag">coming</em>',
+    ]
+
+
+def test_front_matter_scripts_load_entry_bundles_and_unknown_ones_warn(build_site, line):
+    source = page("Text.\n", "title: S\nscripts: [explorer, nosuch]")
+    result, out = build_site({"s.md": source})
+    text = (out / "s.html").read_text()
+    assert '<script type="module" src="assets/explorer.js"></script>' in text
+    (w,) = result.warnings
+    assert w.line == 1 and "assets/nosuch.js" in w.message
+
+
+def test_front_matter_errors(build_site):
+    result, _ = build_site({"f.md": page("x\n", "title: F\nnav: three\ncolour: red")})
+    messages = " | ".join(w.message for w in result.warnings)
+    assert "'nav' must be a int" in messages and "unknown front matter field 'colour'" in messages
+    with pytest.raises(BuildError, match=r"f\.md:\d+: the front matter is not valid YAML"):
+        build_site({"f.md": page("x\n", "title: [unclosed")})
+
+
+def test_assets_are_copied_with_the_worker_python_and_its_manifest(build_site, fake_dist):
+    _, out = build_site({"a.md": page("A.\n")})
+    assert (out / "assets/main.js").read_text() == (fake_dist / "main.js").read_text()
+    assert (out / "assets/chunks/c-1.js").is_file()
+    assert ".kv-code .k" in (out / "assets/site.css").read_text()
+    manifest = json.loads((out / "assets/py/manifest.json").read_text())
+    assert {"kernelviz/__init__.py", "kernelviz/runner.py", "kernelviz/pie/__init__.py"} <= set(manifest)
+    assert "kernelviz/pie/scene.schema.json" in manifest
+    for relative in manifest:
+        assert (out / "assets/py" / relative).is_file()
+    assert not any(p.startswith("kernelviz/site") or p.startswith("kernelviz/attention") for p in manifest)
+
+
+def test_the_site_needs_nothing_from_outside_its_folder(build_site, figure_md):
+    _, out = build_site({"index.md": page("[a](a.md)\n"), "a.md": page(figure_md)})
+    for file in out.glob("*.html"):
+        for ref in re.findall(r'(?:href|src)="([^"]+)"', file.read_text()):
+            assert not re.match(r"^(/|[a-z]+:)", ref), f"{file.name} links outside the site: {ref}"
+
+
+def test_a_missing_runtime_says_how_to_build_it(tmp_path):
+    (tmp_path / "pages").mkdir()
+    with pytest.raises(BuildError, match=r"make setup.*node build\.mjs"):
+        build(tmp_path / "pages", tmp_path / "out", web_dist=tmp_path / "no-dist", log=None)
+
+
+def test_a_folder_not_written_by_the_builder_is_never_replaced(build_site, tmp_path):
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(BuildError, match="not written by kernelviz build"):
+        build_site({"a.md": page("A.\n")}, out=mine)
+    assert (mine / "notes.txt").read_text() == "keep me"

@@ -1,0 +1,96 @@
+"""``{{ trace.EXPR }}``: ledger numbers in prose, checked against the closed-form counts of attention.formulas."""
+
+import re
+
+import pytest
+
+from kernelviz.attention import formulas
+from kernelviz.site.extensions import trace
+
+
+def spans(html):
+    """{expr: text} of the trace numbers of a page."""
+    return dict(re.findall(r'<span class="kv-trace" title="([^"]+)">([^<]*)</span>', html))
+
+
+def test_fa2_numbers_match_the_formulas(build_site):
+    N, d, Br, Bc = 16, 4, 4, 8
+    body = (
+        "K read {{ trace.reads.K }} times, Q {{ trace.reads.Q }}, O written {{ trace.writes.O }};\n"
+        "{{ trace.bytes.total }} bytes, {{ trace.bytes.K }} of K; Tr = {{ trace.Tr }}, Tc = {{trace.Tc}};\n"
+        "{{ trace.loads.K }} K tiles; ratio {{ trace.ratio_standard }}.\n"
+    )
+    front = f"title: T\ntrace: {{algo: fa2, N: {N}, d: {d}, Br: {Br}, Bc: {Bc}}}"
+    result, out = build_site({"t.md": f"---\n{front}\n---\n{body}"})
+    assert result.warnings == []
+    got = spans((out / "t.html").read_text())
+    fa2 = formulas.fa2(N, d, Br, Bc)
+    standard = formulas.standard(N, d, Br, Bc)
+    tensor = N * d * 4
+    Tr, Tc = -(-N // Br), -(-N // Bc)
+    assert got == {
+        "trace.reads.K": str(fa2["K"]["read"] // tensor),
+        "trace.reads.Q": "1",
+        "trace.writes.O": "1",
+        "trace.bytes.total": f"{formulas.total(fa2):,}",
+        "trace.bytes.K": f"{fa2['K']['read']:,}",
+        "trace.Tr": str(Tr),
+        "trace.Tc": str(Tc),
+        "trace.loads.K": str(Tr * Tc),
+        "trace.ratio_standard": trace.format_number(formulas.total(standard) / formulas.total(fa2)),
+    }
+    assert got["trace.reads.K"] == str(Tr)  # K is read once per block of Q rows
+
+
+def test_named_traces_and_softmax_variants(build_site):
+    front = (
+        "title: S\ntrace:\n  safe: {algo: safe-softmax, N: 16, b: 4}\n"
+        "  out: {algo: online-softmax-output, N: 16, b: 4, d: 2}"
+    )
+    body = "{{ trace.safe.reads.x }} {{ trace.safe.writes.y }} {{ trace.out.reads.x }} {{ trace.out.T }}\n"
+    result, out = build_site({"s.md": f"---\n{front}\n---\n{body}"})
+    assert result.warnings == []
+    got = spans((out / "s.html").read_text())
+    safe = formulas.softmax("safe", 16)
+    assert got["trace.safe.reads.x"] == str(safe["x"]["read"] // (16 * 4))
+    assert got["trace.safe.writes.y"] == "1"
+    assert got["trace.out.reads.x"] == "1" and got["trace.out.T"] == "4"
+
+
+def test_placeholders_work_inside_math(build_site):
+    front = "title: M\ntrace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}"
+    result, out = build_site({"m.md": f"---\n{front}\n---\nK is read $T_r = {{{{ trace.Tr }}}}$ times.\n"})
+    assert result.warnings == []
+    assert '<annotation encoding="application/x-tex">T_r = 2</annotation>' in (out / "m.html").read_text()
+
+
+def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line):
+    front = "title: U\ntrace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}"
+    source = (
+        f"---\n{front}\n---\nfine {{{{ trace.reads.K }}}}\nthen\n{{{{ trace.reads.Z }}}} and {{{{ trace.nope }}}}\n"
+    )
+    result, out = build_site({"u.md": source})
+    assert [(w.line, w.message.split(":")[0]) for w in result.warnings] == [
+        (line(source, "trace.reads.Z"), "{{ trace.reads.Z }}"),
+        (line(source, "trace.reads.Z"), "{{ trace.nope }}"),
+    ]
+    assert "trace.reads has Q, K, V, O, L" in result.warnings[0].message
+    assert '<span class="kv-trace kv-missing">{{ trace.reads.Z }}</span>' in (out / "u.html").read_text()
+    result, _ = build_site({"u.md": "---\ntitle: U\n---\n{{ trace.N }}\n"})
+    assert "no trace" in result.warnings[0].message
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("{algo: fa3, N: 8, d: 4, Br: 4, Bc: 4}", "algo must be one of"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4}", "missing Bc"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, n_splits: 2}", "n_splits is a flash-decoding size"),
+        ("{algo: fa2, N: 0, d: 4, Br: 4, Bc: 4}", "N must be at least 1"),
+        ("{algo: safe-softmax, N: 8}", "missing b"),
+    ],
+)
+def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, message):
+    result, _ = build_site({"b.md": f"---\ntitle: B\ntrace: {spec}\n---\n{{{{ trace.N }}}} {{{{ trace.Tr }}}}\n"})
+    (w,) = result.warnings
+    assert w.line == 1 and message in w.message
