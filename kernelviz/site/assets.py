@@ -1,5 +1,6 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
-their chunks and CSS, KaTeX's CSS and fonts, Pyodide), ``site.css``, and the Python the browser worker runs:
+their chunks and CSS, KaTeX's CSS and fonts, Pyodide), ``site.css`` and the icon, and the Python the browser worker
+runs:
 
     assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
@@ -43,7 +44,8 @@ def scripts(web_dist):
 def copy(web_dist, assets):
     """Fill `assets` (a new folder): the runtime, site.css and the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
-    shutil.copy2(STATIC / "site.css", assets / "site.css")
+    for name in ("site.css", "favicon.svg"):
+        shutil.copy2(STATIC / name, assets / name)
     manifest = []
     for source in python_files():
         relative = source.relative_to(PACKAGE.parent).as_posix()

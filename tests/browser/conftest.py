@@ -90,3 +90,26 @@ def outside_requests():
     """outside_requests(page): the recorded requests that went anywhere but 127.0.0.1 (data:, blob: are local)."""
     local = ("http://127.0.0.1:", "data:", "blob:", "about:")
     return lambda pg: [u for u in pg.requested if not u.startswith(local)]
+
+
+# ---- the built site (kernelviz.site) ----
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """Path of a strict build of the real pages/ into a tmp folder, against the real runtime in web/dist."""
+    from kernelviz.site.build import build
+    from kernelviz.site.diagnostics import BuildError
+
+    out = tmp_path_factory.mktemp("built") / "site"
+    try:
+        build(Path(__file__).resolve().parents[2] / "pages", out, strict=True, log=None)
+    except BuildError as e:
+        pytest.fail(f"the real pages do not build in strict mode: {e}")
+    return out
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site, serve_dir):
+    """Base URL of `built_site`, served on 127.0.0.1."""
+    return serve_dir(built_site)
