@@ -9,7 +9,7 @@
 // on('animating', fn(bool)) when a step's animation starts or settles.
 import { frameAt, totalTime } from './tween.js';
 
-const PAUSE_MS = 900; // between two steps when playing
+const PAUSE = 1.5; // between two steps when playing, in step durations
 
 export class Player {
   /** `draw(items)` draws the diagram; options: duration() in ms, reducedMotion() -> bool. */
@@ -121,7 +121,7 @@ export class Player {
     while (still() && this.current < this.timeline.last) {
       const done = await this.reach(this.current + 1);
       if (!done || !still() || this.current >= this.timeline.last) break;
-      await new Promise((r) => setTimeout(r, PAUSE_MS));
+      await new Promise((r) => setTimeout(r, PAUSE * this.duration()));
     }
     if (still()) this.pause();
   }

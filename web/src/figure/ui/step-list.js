@@ -90,7 +90,8 @@ export class StepList {
       if (drag.moved) {
         if (inside) this.floatAt(e.clientX - drag.dx - c.left, e.clientY - drag.dy - c.top);
         else this.dockAgain();
-        this.suppressClick = true;
+        this.suppressClick = true; // the click that may follow this pointerup, and only that one
+        setTimeout(() => (this.suppressClick = false));
       }
       drag = null;
     };

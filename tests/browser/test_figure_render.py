@@ -1,0 +1,230 @@
+"""The figure in Chromium: the seed FA2 Scene drawn from the page alone, diagram geometry, every path to a step
+ending on the same figure, scenes that cannot be drawn, labels as text, the settings panel and draggable points."""
+
+import json
+import re
+
+import pytest
+from test_figure_harness import harness_dir, open_page
+
+UNIT = 50  # the seed's show_steps(..., unit=50)
+
+# Every element of the figure's SVG that is displayed: tag, sorted attributes, text. Hidden ones are skipped, so
+# two figures compare equal when they show the same thing.
+SERIALIZE = """() => [...document.querySelectorAll('#kv-figure svg *')]
+  .filter((el) => !el.closest('[display="none"]'))
+  .map((el) => el.tagName + ' ' + [...el.attributes].map((a) => a.name + '=' + a.value).sort().join(' ')
+       + (/^(text|tspan)$/.test(el.tagName) && !el.children.length ? ' ' + el.textContent : '')).join('\\n')"""
+
+# Centre and size, in canvas units, of each displayed rect whose item is labelled `label`: client rects against
+# the SVG's centre (the canvas origin, as originX = originY = 0) and the seed's unit.
+RECTS_LABELLED = """([label, unit]) => {
+  const svg = document.querySelector('#kv-figure svg').getBoundingClientRect();
+  const cx = svg.left + svg.width / 2, cy = svg.top + svg.height / 2;
+  return [...document.querySelectorAll('#kv-figure g[data-item]')]
+    .filter((g) => g.querySelector('text:not([display="none"])')?.textContent === label)
+    .map((g) => g.querySelector('rect')).filter((r) => r && !r.matches('[display="none"]'))
+    .map((r) => { const b = r.getBoundingClientRect();
+      return [(b.left + b.width / 2 - cx) / unit, (cy - b.top - b.height / 2) / unit,
+              b.width / unit, b.height / unit]; });
+}"""
+
+
+@pytest.fixture
+def url(serve_dir):
+    return serve_dir(harness_dir()) + "/index.html"
+
+
+def seed_slot(name):
+    """(x, y, w, h) of SRAM slot `name` read from the seed page's drawing helpers: Slot(name, 'sram', x, y, w, h)."""
+    from tests.conftest import SEEDS
+
+    text = next(SEEDS.glob("000_*.txt")).read_text()
+    m = re.search(rf"{name} = Slot\('{name}', 'sram', ([-\d.]+), ([-\d.]+), ([-\d.]+), ([-\d.]+)\)", text)
+    return tuple(float(v) for v in m.groups())
+
+
+def play(page, k):
+    page.evaluate("(k) => window.kernelviz.goTo(k)", k)
+
+
+def test_the_figure_is_drawn_from_the_page_alone_and_nothing_leaves_the_machine(browser, url, outside_requests):
+    page = open_page(browser, url)
+    scene = json.loads((harness_dir() / "scene.json").read_text())
+    items = next(n["items"] for n in scene["nodes"] if n["kind"] == "diagram")
+    assert page.locator("#kv-figure svg g[data-item]").count() == len(items)
+    assert page.locator("#kv-figure svg text", has_text="HBM").count() == 1
+    assert page.locator(".kv-step-items button").count() == 19
+    ready = page.evaluate("performance.getEntriesByName('kv:figure-ready')[0].startTime")
+    page.wait_for_function("window.__editorsLoadedAt !== undefined")
+    assert page.evaluate("window.__editorsLoadedAt") > ready  # the editors come after the figure
+    assert not [u for u in page.requested if "pyodide" in u or u.endswith(".py")]
+    assert outside_requests(page) == []
+    assert page.errors == []
+    page.context.close()
+
+
+def test_k0_and_v0_land_on_the_kj_and_vj_slots(browser, url):
+    page = open_page(browser, url + "#step=2")
+    kj, vj = seed_slot("Kj"), seed_slot("Vj")
+    assert kj == (-1.95, -3.0, 1.6, 1.2) and vj == (1.15, -3.0, 1.6, 1.2)
+
+    def at(slot, rects):
+        return [r for r in rects if all(abs(a - b) < 0.02 for a, b in zip(r, slot, strict=True))]
+
+    assert at(kj, page.evaluate(RECTS_LABELLED, ["K0", UNIT])) == []  # before the step: K0 only in HBM
+    page.evaluate("window.kernelviz.goTo(3)")
+    page.wait_for_function("document.getElementById('kv-figure').dataset.animating === 'false'")
+    assert page.evaluate("window.kernelviz.step()") == 3
+    assert len(at(kj, page.evaluate(RECTS_LABELLED, ["K0", UNIT]))) == 1
+    assert len(at(vj, page.evaluate(RECTS_LABELLED, ["V0", UNIT]))) == 1
+    hbm_k0 = (-1.125, 3.625, 1.6, 1.2)  # hbm_tiles('K', -1.125, 1.6): tile 0 at y = 3.625
+    assert len(at(hbm_k0, page.evaluate(RECTS_LABELLED, ["K0", UNIT]))) == 1
+    page.context.close()
+
+
+def test_every_path_to_a_step_ends_on_the_same_figure(browser, url):
+    page = open_page(browser, url)
+    page.evaluate("document.getElementById('kv-figure').dataset.duration = '30'")
+    last = page.evaluate("document.querySelectorAll('.kv-step-items button').length") - 1
+    page.evaluate("async (last) => { for (let k = 1; k <= last; k++) await window.kernelviz.goTo(k); }", last)
+    in_order = page.evaluate(SERIALIZE)
+    page.evaluate("async (last) => { await window.kernelviz.goTo(3); await window.kernelviz.goTo(last); }", last)
+    jumped = page.evaluate(SERIALIZE)
+    page.evaluate("() => window.kernelviz.goTo(3)")
+    page.wait_for_function("document.getElementById('kv-figure').dataset.animating === 'false'")
+    at_three = page.evaluate(SERIALIZE)
+    page.context.close()
+    deep = open_page(browser, f"{url}#step={last}")
+    linked = deep.evaluate(SERIALIZE)
+    deep.context.close()
+    assert in_order.count("<") == 0 and len(in_order.splitlines()) > 100
+    assert jumped == in_order
+    assert linked == in_order
+    assert at_three != in_order
+
+
+def broken_scenes():
+    scene = json.loads((harness_dir() / "scene.json").read_text())
+    wrong_version = dict(scene, version=2)
+    missing_item = json.loads(json.dumps(scene))
+    steps = next(n for n in missing_item["nodes"] if n["kind"] == "step_list")["steps"]
+    steps[4]["start"].append([99999, {"x": 1}])
+    return [(wrong_version, "version"), (missing_item, "99999")]
+
+
+@pytest.mark.parametrize("case", [0, 1], ids=["schema", "missing-item"])
+def test_a_scene_that_cannot_be_drawn_shows_why_and_no_figure(browser, url, case):
+    scene, named = broken_scenes()[case]
+    page = open_page(browser, url)
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is False
+    error = page.locator("#kv-figure .kv-canvas .kv-error")
+    assert error.is_visible() and named in error.inner_text()
+    assert page.locator("#kv-figure svg").count() == 0 and page.locator(".kv-steps").count() == 0
+    good = json.loads((harness_dir() / "scene.json").read_text())
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", good) is True  # and it recovers
+    assert page.locator("#kv-figure .kv-error").count() == 0 and page.locator("#kv-figure svg").count() == 1
+    assert page.errors == []
+    page.context.close()
+
+
+def test_an_embedded_scene_that_fails_the_schema_shows_the_error_on_load(browser, serve_dir):
+    page = open_page(browser, serve_dir(harness_dir()) + "/broken.html")
+    assert "version" in page.locator("#kv-figure .kv-error").inner_text()
+    assert page.locator("#kv-figure svg").count() == 0
+    assert page.errors == []
+    page.context.close()
+
+
+def test_labels_are_text_never_markup(browser, url):
+    evil = "<img src=x onerror=alert(1)>"
+    scene = {
+        "version": 1,
+        "canvas": {"side": "right"},
+        "settings": {"unit": 40, "gridOpacity": 0.25, "canvasColor": "#ffffff", "originX": 0, "originY": 0},
+        "nodes": [
+            {"id": "t", "kind": "text", "label": evil, "x": 0, "y": 2, "size": 12, "stroke": "red", "fill": "red"},
+            {
+                "id": "d",
+                "kind": "diagram",
+                "items": [
+                    dict(
+                        x=0,
+                        y=0,
+                        w=2,
+                        h=1,
+                        fill="none",
+                        stroke="#000",
+                        label=evil,
+                        font=12,
+                        wrap=1,
+                        line=False,
+                        color="#000",
+                    )
+                ],
+            },
+            {"id": "s", "kind": "step_list", "figure": {"ref": "d"}, "steps": [{"label": evil}, {"label": "two"}]},
+        ],
+    }
+    page = open_page(browser, url)
+    dialogs = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    page.wait_for_timeout(200)
+    assert page.locator("img").count() == 0 and dialogs == []
+    assert page.locator("#kv-figure svg text", has_text=evil).count() == 1
+    assert evil.replace(" ", "") in page.locator("#kv-figure g[data-item='0'] text").text_content().replace(" ", "")
+    assert page.locator(".kv-step-items button").first.text_content() == evil
+    page.context.close()
+
+
+def test_the_settings_panel_edits_the_canvas_live(browser, url):
+    page = open_page(browser, url)
+    q0 = page.locator("#kv-figure g[data-item] rect").first  # the first rect drawn: a slot of HBM
+
+    def box():
+        return q0.evaluate("(r) => r.getBoundingClientRect().toJSON()")
+
+    before = box()
+    page.locator(".kv-settings summary").click()
+    page.locator("input[name=unit]").fill("25")
+    after = box()
+    assert after["width"] == pytest.approx(before["width"] / 2, abs=0.5)
+    page.locator("input[name=originX]").fill("100")
+    shifted = box()
+    assert shifted["x"] - after["x"] == pytest.approx(100, abs=0.5)
+    page.locator("input[name=gridOpacity]").fill("0.5")
+    assert page.locator("#kv-figure rect.kv-grid").get_attribute("opacity") == "0.5"
+    page.locator("input[name=canvasColor]").fill("#ffeedd")
+    assert page.locator("#kv-figure rect.kv-background").get_attribute("fill") == "#ffeedd"
+    scene = page.evaluate("window.kernelviz.scene()")
+    assert next(n["value"] for n in scene["nodes"] if n["id"] == "unit") == 25  # the scalar the setting refers to
+    page.context.close()
+
+
+def test_a_visible_point_drags_and_what_refers_to_it_follows(browser, url):
+    scene = {
+        "version": 1,
+        "canvas": {"side": "right"},
+        "settings": {"unit": 40, "gridOpacity": 0.25, "canvasColor": "#ffffff", "originX": 0, "originY": 0},
+        "nodes": [
+            {"id": "p", "kind": "point", "x": 0, "y": 0, "hidden": False},
+            {"id": "r", "kind": "rectangle", "corner": {"ref": "p"}, "w": 1, "h": 1, "fill": "teal", "stroke": "none"},
+        ],
+    }
+    page = open_page(browser, url)
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    client_box = "(e) => e.getBoundingClientRect().toJSON()"
+    dot = page.locator("#kv-figure circle.kv-point").evaluate(client_box)
+    rect = page.locator("#kv-figure rect.kv-rectangle").evaluate(client_box)
+    x, y = dot["x"] + dot["width"] / 2, dot["y"] + dot["height"] / 2
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 50, y - 30, steps=5)
+    page.mouse.move(x + 100, y - 60, steps=5)
+    page.mouse.up()
+    moved = page.locator("#kv-figure rect.kv-rectangle").evaluate(client_box)
+    assert moved["x"] - rect["x"] == pytest.approx(100, abs=1) and moved["y"] - rect["y"] == pytest.approx(-60, abs=1)
+    point = next(n for n in page.evaluate("window.kernelviz.scene()")["nodes"] if n["id"] == "p")
+    assert (point["x"], point["y"]) == (pytest.approx(2.5, abs=0.03), pytest.approx(1.5, abs=0.03))
+    page.context.close()
