@@ -1,0 +1,23 @@
+"""`kernelviz build` on the command line: exit status and where the warnings go."""
+
+from kernelviz import cli
+
+
+def test_build_writes_the_site_and_strict_fails_on_a_warning(tmp_path, fake_dist, capsys):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "a.md").write_text("---\ntitle: A\n---\n[gone](gone.md)\n")
+    args = ["build", "--pages", str(pages), "--out", str(tmp_path / "site"), "--web-dist", str(fake_dist)]
+    assert cli.main(args) == 0
+    out, err = capsys.readouterr()
+    assert (tmp_path / "site" / "a.html").is_file() and "built 1 pages" in out
+    assert "a.md:4: broken link 'gone.html'" in err
+    assert cli.main([*args, "--strict"]) == 1
+    assert "strict build failed: 1 warning" in capsys.readouterr().err
+
+
+def test_build_without_the_runtime_says_what_to_run(tmp_path, capsys):
+    (tmp_path / "pages").mkdir()
+    args = ["build", "--pages", str(tmp_path / "pages"), "--out", str(tmp_path / "site")]
+    assert cli.main([*args, "--web-dist", str(tmp_path / "nothing")]) == 1
+    assert "make setup" in capsys.readouterr().err

@@ -1,0 +1,101 @@
+"""The dev server: MIME types and no caching, a failed rebuild keeps the last good site, and `kernelviz serve`
+rebuilds when a page changes."""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+
+import pytest
+
+from kernelviz.site import serve
+
+
+def get(url):
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.headers, response.read().decode("utf-8", "replace")
+
+
+@pytest.fixture
+def server(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    srv = serve.make_server(root, port=0)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield root, f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+MIME = {
+    "a.mjs": "text/javascript",
+    "a.js": "text/javascript",
+    "a.wasm": "application/wasm",
+    "a.json": "application/json",
+    "a.css": "text/css",
+    "a.html": "text/html; charset=utf-8",
+}
+
+
+def test_the_server_sends_the_mime_types_the_runtime_needs(server):
+    root, url = server
+    for name, mime in MIME.items():
+        (root / name).write_text("x")
+        status, headers, _ = get(f"{url}/{name}")
+        assert (status, headers["Content-Type"]) == (200, mime), name
+        assert headers["Cache-Control"] == "no-store"
+
+
+def test_the_server_follows_a_replaced_folder(server):
+    root, url = server
+    (root / "index.html").write_text("one")
+    assert get(f"{url}/")[2] == "one"
+    root.rename(root.with_name("old"))
+    root.mkdir()
+    (root / "index.html").write_text("two")
+    assert get(f"{url}/")[2] == "two"
+
+
+def test_a_failed_rebuild_keeps_the_last_good_site(build_site, tmp_path, fake_dist):
+    _, out = build_site({"a.md": "---\ntitle: A\n---\nfirst version\n"})
+    (tmp_path / "pages" / "a.md").write_text("---\ntitle: A\n---\n[broken](nowhere.md)\n")
+    said = []
+    ok = serve.rebuild(tmp_path / "pages", out, log=said.append, strict=True, web_dist=fake_dist)
+    assert ok is False
+    assert "still serving the last good site" in said[-1] and "nowhere.html" in said[-1]
+    assert "first version" in (out / "a.html").read_text()
+
+
+def test_kernelviz_serve_builds_serves_and_rebuilds_on_change(tmp_path, fake_dist):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "index.md").write_text("---\ntitle: Home\n---\nversion one\n")
+    command = [sys.executable, "-m", "kernelviz.cli", "serve", "--port", "0", "--pages", str(pages)]
+    command += ["--out", str(tmp_path / "site"), "--web-dist", str(fake_dist)]
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
+    try:
+        url = None
+        for line in proc.stdout:
+            if m := re.search(r"at (http://127\.0\.0\.1:\d+/)", line):
+                url = m.group(1)
+                break
+        assert url, "serve printed no URL"
+        assert "version one" in get(url)[2]
+        time.sleep(0.5)  # let the watcher start
+        (pages / "index.md").write_text("---\ntitle: Home\n---\nversion two\n")
+        deadline = time.monotonic() + 15
+        while "version two" not in get(url)[2]:
+            assert time.monotonic() < deadline, "no rebuild within 15 s"
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            raise
+    assert proc.returncode == 0
