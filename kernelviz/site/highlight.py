@@ -1,5 +1,6 @@
 """Code highlighting with Pygments, class-based (the colors are in static/site.css under ``.kv-code``)."""
 
+import functools
 import re
 
 from pygments import highlight
@@ -10,14 +11,16 @@ _FORMATTER = HtmlFormatter(nowrap=True)
 _WHITESPACE = re.compile(r'<span class="w">(\s*)</span>')  # whitespace needs no color
 
 
-def _html(code, lexer):
+@functools.lru_cache(maxsize=512)  # kernelviz serve rebuilds pages whose code did not change
+def _html(code, lexer_class):
+    lexer = lexer_class(stripnl=False)
     return _WHITESPACE.sub(r"\1", highlight(code, lexer, _FORMATTER)).removesuffix("\n")
 
 
 def python(code):
     """`code` as highlighted HTML spans (no wrapper), line for line."""
-    return _html(code, PythonLexer(stripnl=False))
+    return _html(code, PythonLexer)
 
 
 def cuda(code):
-    return _html(code, CudaLexer(stripnl=False))
+    return _html(code, CudaLexer)

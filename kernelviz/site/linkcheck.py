@@ -5,35 +5,34 @@ in its Markdown, the line.
 
 import posixpath
 import re
-from html.parser import HTMLParser
+from html import unescape
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
 EXTERNAL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:|//)")
+TAG = re.compile(r"<[a-zA-Z][^>]*>")  # the builder's HTML quotes every attribute and escapes > in values
+ATTR = re.compile(r"""\s(id|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
 
-class _Refs(HTMLParser):
+class _Refs:
     """The ids and the relative href/src values of a page."""
 
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
+    def __init__(self, text):
         self.ids, self.refs = set(), []
-
-    def handle_starttag(self, tag, attrs):
-        for name, value in attrs:
-            if name == "id" and value:
-                self.ids.add(value)
-            elif name in ("href", "src") and value is not None and not EXTERNAL.match(value):
-                self.refs.append(value)
+        for tag in TAG.finditer(text):
+            for m in ATTR.finditer(tag.group(0)):
+                value = unescape(m.group(2) if m.group(2) is not None else m.group(3))
+                if m.group(1) == "id":
+                    self.ids.add(value)
+                elif not EXTERNAL.match(value):
+                    self.refs.append(value)
 
 
 def check(out, pages, diagnostics):
     """Check the links of `pages` (Pages whose HTML is written under `out`)."""
     parsed = {}
     for page in pages:
-        refs = _Refs()
-        refs.feed((out / page.output).read_text(encoding="utf-8"))
-        parsed[page.output] = refs
+        parsed[page.output] = _Refs((out / page.output).read_text(encoding="utf-8"))
     for page in pages:
         lines = {}
         for href, line in page.links:

@@ -251,3 +251,10 @@ def test_a_folder_not_written_by_the_builder_is_never_replaced(build_site, tmp_p
     with pytest.raises(BuildError, match="not written by kernelviz build"):
         build_site({"a.md": page("A.\n")}, out=mine)
     assert (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_katex_strict_mode_complaints_are_warnings(build_site, line):
+    source = page("Fine $x$,\nthen $é$.\n")
+    result, _ = build_site({"u.md": source})
+    (w,) = result.warnings
+    assert w.line == line(source, "$é$") and "unicodeTextInMathMode" in w.message

@@ -26,6 +26,8 @@ Whole numbers print as integers with thousands separators, others with 3 signifi
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
 
+import copy
+import functools
 import re
 
 from markdown_it.common.utils import escapeHtml
@@ -127,7 +129,12 @@ def _numbers(page, diagnostics):
 
 def compute(spec):
     """The numbers of one run, {algo: ..., sizes}. Raises ValueError (or the algorithm's errors) on a bad spec."""
-    spec = dict(spec)
+    return copy.deepcopy(_compute(tuple(sorted(spec.items(), key=str))))
+
+
+@functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
+def _compute(items):
+    spec = dict(items)
     algo = spec.pop("algo", None)
     if algo in SOFTMAX or algo == "online-softmax-output":
         return _softmax(algo, spec)
