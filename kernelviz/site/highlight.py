@@ -5,7 +5,8 @@ import re
 
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
-from pygments.lexers import CudaLexer, PythonLexer
+from pygments.lexers import CudaLexer, PythonLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
 
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WHITESPACE = re.compile(r'<span class="w">(\s*)</span>')  # whitespace needs no color
@@ -24,3 +25,12 @@ def python(code):
 
 def cuda(code):
     return _html(code, CudaLexer)
+
+
+def by_name(code, language):
+    """`code` highlighted as `language` (a Pygments name: python, c, bash, ...), or None when Pygments has none."""
+    try:
+        lexer_class = type(get_lexer_by_name(language))
+    except ClassNotFound:
+        return None
+    return _html(code, lexer_class)

@@ -6,14 +6,16 @@
     html = md.renderer.render(tokens, md.options, env)
 
 A fence whose token carries ``meta["html"]`` (set by an extension: pie editors, CUDA citations, contents) renders
-as that HTML.
+as that HTML; any other fence in a language Pygments knows (```` ```python ````, ```` ```c ````) is highlighted.
 """
 
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from . import highlight
 from .extensions import contents, cuda, editors, links, math, steps, toc, trace
 
 # Their parsing rules, registered in this order (math first, so that `$…$` is math before anything else).
@@ -36,4 +38,8 @@ def _fence(renderer, tokens, idx, options, env):
     token = tokens[idx]
     if "html" in token.meta:
         return token.meta["html"]
-    return renderer.fence(tokens, idx, options, env)
+    language = token.info.split(maxsplit=1)[0] if token.info.strip() else ""
+    code = highlight.by_name(token.content, language) if language else None
+    if code is None:
+        return renderer.fence(tokens, idx, options, env)
+    return f'<pre class="kv-code" data-language="{escapeHtml(language)}">{code}</pre>\n'

@@ -78,3 +78,10 @@ def test_inline_tokens_know_their_line():
     tokens = md.parse("---\ntitle: x\n---\n\nfirst line\nsecond [link](a.md)\nthird {{ trace.N }}\n", {})
     lines = {t.type: line for t, line in walk(tokens) if t.type in ("link_open", "kv_trace")}
     assert lines == {"link_open": 6, "kv_trace": 7}
+
+
+def test_plain_fences_are_highlighted_when_pygments_knows_the_language():
+    md = markdown()
+    html = md.render("```python\nx = 1\n```\n\n```nosuchlanguage\ny\n```\n")
+    assert '<pre class="kv-code" data-language="python"><span class="n">x</span>' in html
+    assert '<pre><code class="language-nosuchlanguage">y\n</code></pre>' in html
