@@ -121,7 +121,8 @@ export function drawCanvas(view, width = WIDEST) {
   caption('V', GRID_X - 10, vTop + STRIP / 2 + 4);
   caption('Q', 52, TOP + STRIP / 2 + 4, 'middle');
   caption('O', gridRight + 27, TOP + STRIP / 2 + 4, 'middle');
-  caption(`S = QKᵀ: ${Tr} × ${Tc} tiles of ${Br}×${Bc}, never stored`, GRID_X, vTop + STRIP + 18, 'start');
+  const sText = W < 480 ? `S: ${Tr} × ${Tc} tiles, never stored` : `S = QKᵀ: ${Tr} × ${Tc} tiles of ${Br}×${Bc}, never stored`;
+  caption(sText, 40, vTop + STRIP + 18, 'start');
 
   for (const c of cs) {
     if (c.index === null) {
@@ -204,7 +205,8 @@ function drawSram(sram, fit, budget, phase, top, W) {
   }
   const bx = x0 + budget * scale;
   g.append(el('line', { x1: bx, x2: bx, y1: top - 4, y2: top + 34, stroke: INK, 'stroke-width': 1.5 }));
-  g.append(label('budget', { x: bx, y: top + 46, 'text-anchor': 'middle', 'font-size': 10, fill: INK }));
+  const anchor = bx > W - 40 ? 'end' : bx < 60 ? 'start' : 'middle'; // keep the word inside the drawing
+  g.append(label('budget', { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
   return g;
 }
 

@@ -52,8 +52,9 @@ export function buildStepper(handlers) {
 
   function update(state, { Tr, visited, index, count }) {
     phaseButtons.forEach((b, k) => b.setAttribute('aria-pressed', String(k === state.phase)));
-    prev.disabled = index === 0;
-    next.disabled = index === count - 1;
+    // aria-disabled rather than disabled: a disabled button drops the keyboard focus at the end of the walk.
+    prev.setAttribute('aria-disabled', String(index === 0));
+    next.setAttribute('aria-disabled', String(index === count - 1));
     const playing = handlers.playing();
     play.textContent = playing ? '❚❚ Pause' : '▶ Play';
     play.setAttribute('aria-label', playing ? 'Pause' : 'Play the steps');

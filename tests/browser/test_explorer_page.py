@@ -1,0 +1,295 @@
+"""The overview page's attention memory path explorer, in Chromium, on the page `kernelviz build` makes of
+pages/overview.md: metrics equal the Python formulas, every control round-trips through the URL, the over-budget
+status names the tile, the float32 softmax check agrees to 1e-6, and nothing is requested outside 127.0.0.1."""
+
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+import numpy as np
+import pytest
+
+from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
+
+ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
+LEDGER_DTYPE = {"float32": "float32", "float16": "float16", "bfloat16": "float16"}  # same bytes per element
+BUDGET = {"a100": 163 * 1024, "h100": 227 * 1024}  # the per-block shared memory ceilings (CUDA guide, cc 8.0/9.0)
+
+
+@pytest.fixture(scope="module")
+def site(site_url):
+    """The overview page of the strict build of pages/ (the conftest's `site_url`)."""
+    return site_url + "/overview.html"
+
+
+def settings(**fields):
+    base = dict(N=4096, d=64, Br=64, Bc=64, dtype="float16", sram="a100", causal="0", i=1, phase=0, j=0)
+    return {**base, **fields}
+
+
+def open_explorer(page, site, **fields):
+    page.goto(f"{site}?{urlencode(settings(**fields))}")
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    return page
+
+
+def metric(page, name):
+    return int(page.locator(f'[data-metric="{name}"]').get_attribute("data-value"))
+
+
+def query(page):
+    """The page's current query string as a flat dict."""
+    return {k: v[0] for k, v in parse_qs(urlsplit(page.url).query).items()}
+
+
+def wait_for_query(page, **expected):
+    conditions = " && ".join(f"p.get({k!r}) === {str(v)!r}" for k, v in expected.items())
+    page.wait_for_function(f"(() => {{ const p = new URLSearchParams(location.search); return {conditions}; }})()")
+
+
+def fa2_block_sram(Br, Bc, d, dtype, budget=None):
+    """The SRAM one FA2 block declares in the Python ledger (tiny inputs: only the tile sizes matter)."""
+    x = np.ones((1, 2, d), np.float32)
+    return flash_attention_2(x, x, x, Br=Br, Bc=Bc, dtype=LEDGER_DTYPE[dtype], sram_budget=budget).ledger.sram["fa2"]
+
+
+CASES = [
+    dict(N=64, d=32, Br=16, Bc=16, dtype="float32", causal="0"),
+    dict(N=1000, d=64, Br=64, Bc=32, dtype="float16", causal="1"),
+    dict(N=4096, d=128, Br=128, Bc=64, dtype="bfloat16", causal="1"),
+    dict(N=24576, d=96, Br=32, Bc=256, dtype="float32", causal="0"),
+    dict(N=131072, d=256, Br=16, Bc=128, dtype="float16", causal="1"),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"N{c['N']}-d{c['d']}-{c['Br']}x{c['Bc']}-{c['dtype']}")
+def test_metrics_equal_the_python_formulas(page, site, case):
+    open_explorer(page, site, **case)
+    N, d, Br, Bc, s, causal = (
+        case["N"],
+        case["d"],
+        case["Br"],
+        case["Bc"],
+        ITEMSIZE[case["dtype"]],
+        case["causal"] == "1",
+    )
+    assert metric(page, "score_bytes") == formulas.score_matrix_bytes(N, itemsize=s)
+    assert metric(page, "tile_interactions") == formulas.tile_interactions(N, Br, Bc, causal=causal)
+    assert metric(page, "hbm_standard") == formulas.total(formulas.standard(N, d, Br, Bc, causal=causal, itemsize=s))
+    assert metric(page, "hbm_fa2") == formulas.total(formulas.fa2(N, d, Br, Bc, causal=causal, itemsize=s))
+    assert metric(page, "hbm_compulsory") == formulas.total(formulas.compulsory(N, d, itemsize=s))
+    assert metric(page, "sram_block") == sum(fa2_block_sram(Br, Bc, d, case["dtype"]).values())
+    assert page.errors == []
+
+
+def test_metrics_follow_the_controls(page, site):
+    open_explorer(page, site)
+    page.fill("#kvx-n", "2048")
+    page.select_option("#kvx-d", "128")
+    page.select_option("#kvx-br", "32")
+    page.select_option("#kvx-bc", "128")
+    page.select_option("#kvx-dtype", "float32")
+    page.check("#kvx-causal")
+    assert metric(page, "hbm_fa2") == formulas.total(formulas.fa2(2048, 128, 32, 128, causal=True, itemsize=4))
+    assert metric(page, "tile_interactions") == formulas.tile_interactions(2048, 32, 128, causal=True)
+    assert metric(page, "score_bytes") == formulas.score_matrix_bytes(2048, itemsize=4)
+
+
+def test_a_control_updates_the_metrics_in_the_same_task(page, site):
+    # No waiting between the input event and the read: the render is synchronous, within the frame.
+    open_explorer(page, site, N=64)
+    before, after = page.evaluate(
+        """() => {
+            const el = document.querySelector('[data-metric="score_bytes"]');
+            const before = el.dataset.value;
+            const range = document.getElementById('kvx-n-range');
+            range.value = range.max;
+            range.dispatchEvent(new Event('input', {bubbles: true}));
+            return [before, el.dataset.value];
+        }"""
+    )
+    assert (int(before), int(after)) == (64 * 64 * 2, 131072 * 131072 * 2)
+
+
+def test_the_url_round_trips_every_control(page, site, browser):
+    open_explorer(page, site)
+    page.fill("#kvx-n", "3000")
+    page.select_option("#kvx-d", "96")
+    page.select_option("#kvx-br", "128")
+    page.select_option("#kvx-bc", "32")
+    page.select_option("#kvx-dtype", "bfloat16")
+    page.select_option("#kvx-sram", "custom")
+    page.fill("#kvx-sram-kib", "200")
+    page.check("#kvx-causal")
+    page.fill("#kvx-i", "7")
+    page.click(".kvx-phase[data-phase='3']")
+    page.click(".kvx-next")  # accumulate of tile 0 -> score of tile 1
+    expected = dict(N="3000", d="96", Br="128", Bc="32", dtype="bfloat16", sram="200", causal="1", i="7")
+    expected.update(phase="1", j="1")
+    wait_for_query(page, **expected)
+    assert query(page) == expected
+
+    # A fresh page opened at that address shows every control as it was left.
+    other = browser.new_context().new_page()
+    other.goto(page.url)
+    other.wait_for_selector("#kv-explorer[data-ready]")
+    shown = {
+        "N": other.input_value("#kvx-n"),
+        "d": other.input_value("#kvx-d"),
+        "Br": other.input_value("#kvx-br"),
+        "Bc": other.input_value("#kvx-bc"),
+        "dtype": other.input_value("#kvx-dtype"),
+        "sram": other.input_value("#kvx-sram-kib"),
+        "causal": "1" if other.is_checked("#kvx-causal") else "0",
+        "i": other.input_value("#kvx-i"),
+        "phase": other.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase"),
+    }
+    assert shown == {k: v for k, v in expected.items() if k != "j"}
+    assert "K/V tile j = 1 " in other.locator(".kvx-where").inner_text()
+    assert other.input_value("#kvx-sram") == "custom"
+    other.wait_for_timeout(300)
+    assert query(other) == expected  # the page does not rewrite a valid address
+    other.context.close()
+
+
+def test_presets_and_the_slider_round_trip(page, site):
+    open_explorer(page, site, sram="h100")
+    assert page.input_value("#kvx-sram") == "h100"
+    page.select_option("#kvx-sram", "a100")
+    page.locator("#kvx-n-range").fill("0")
+    wait_for_query(page, sram="a100", N="64")
+    page.locator("#kvx-n-range").fill("44")
+    wait_for_query(page, N="131072")
+    assert page.input_value("#kvx-n") == "131072"
+
+
+def test_invalid_values_in_the_url_fall_back_to_defaults(page, site):
+    page.goto(f"{site}?N=5&d=65&Br=abc&dtype=int8&sram=0&causal=maybe&i=999999&phase=9")
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    wait_for_query(page, N="4096", d="64", Br="64", dtype="float16", sram="a100", causal="0", i="63", phase="3")
+
+
+def over_budget_tiles(Br, Bc, d, dtype, budget):
+    """The tiles the Python ledger says do not fit, in its order (its SramBudgetError names them)."""
+    with pytest.raises(SramBudgetError) as error:
+        fa2_block_sram(Br, Bc, d, dtype, budget)
+    named = str(error.value).split("do not:")[1]
+    return [part.strip().split(" ")[0] for part in named.split(",")]
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        dict(d=256, Br=128, Bc=128, dtype="float32", sram="a100"),
+        dict(d=256, Br=256, Bc=256, dtype="float16", sram="h100"),
+        dict(d=64, Br=64, Bc=64, dtype="float16", sram="8"),
+        dict(d=64, Br=64, Bc=64, dtype="float32", sram="4"),
+    ],
+    ids=["a100-Kj", "h100", "8KiB", "4KiB"],
+)
+def test_the_over_budget_status_names_the_tile(page, site, fields):
+    open_explorer(page, site, **fields)
+    budget = BUDGET.get(fields["sram"]) or int(fields["sram"]) * 1024
+    over = over_budget_tiles(fields["Br"], fields["Bc"], fields["d"], fields["dtype"], budget)
+    status = page.locator(".kvx-status").inner_text()
+    assert status.startswith(f"Over budget: {over[0]} (")
+    assert "does not fit" in status
+    for name in over:
+        assert page.locator(f'[data-sram="{name}"]').get_attribute("data-look") == "over"
+
+
+def test_a_block_that_fits_says_the_score_matrix_is_not_resident(page, site):
+    open_explorer(page, site, d=64, Br=64, Bc=64, dtype="float16", sram="a100")
+    assert sum(fa2_block_sram(64, 64, 64, "float16", BUDGET["a100"]).values()) <= BUDGET["a100"]
+    assert page.locator(".kvx-status").inner_text().startswith("Ready: global score matrix is not resident")
+    assert page.locator('[data-look="over"]').count() == 0
+
+
+@pytest.mark.parametrize("N", [64, 1000, 4096, 131072])
+def test_the_float32_softmax_check_differs_by_at_most_1e_6(page, site, N):
+    open_explorer(page, site, N=N, Bc=64)
+    page.wait_for_function(f"document.querySelector('[data-metric=\"softmax\"]').dataset.n === '{N}'")
+    for case in ("random", "large"):
+        row = page.locator(f'[data-metric="softmax_{case}"]')
+        dp, do = float(row.get_attribute("data-dp")), float(row.get_attribute("data-do"))
+        assert 0 <= dp <= 1e-6 and 0 <= do <= 1e-6, (case, dp, do)
+    # The large logits overflow float32 without the max shift, which both versions apply.
+    assert "overflows" in page.locator('[data-metric="softmax_large"] .kvx-sm-naive').inner_text()
+    assert page.locator('[data-metric="softmax_random"] .kvx-sm-naive').inner_text() == "finite"
+
+
+def test_the_phases_step_and_highlight_their_code(page, site):
+    open_explorer(page, site, N=256, Br=64, Bc=64, causal="1", i=1)  # block 1 visits K/V tiles 0 and 1
+    current = lambda: page.locator(".kvx-line.is-current").evaluate_all("ls => ls.map(l => +l.dataset.line)")  # noqa: E731
+    assert current() == [0, 1]  # load Q
+    page.locator(".kvx-next").focus()
+    seen = []
+    for _ in range(6):
+        page.keyboard.press("ArrowRight")
+        seen.append(
+            (query(page).get("phase"), page.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase"))
+        )
+    assert [p for _, p in seen] == ["1", "2", "3", "1", "2", "3"]
+    assert 9 in current()  # the last accumulate writes O[i] once
+    assert page.locator('[data-tile="O1"]').get_attribute("data-look") == "written"
+    assert page.locator(".kvx-next").get_attribute("aria-disabled") == "true"
+    page.keyboard.press("ArrowRight")  # nothing after the end; the focus stays in the stepper
+    assert page.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase") == "3"
+    page.keyboard.press("Home")
+    assert page.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase") == "0"
+
+
+def test_resident_tiles_are_colored_and_hbm_tiles_dim(page, site):
+    open_explorer(page, site, N=1024, Br=128, Bc=128, i=2, phase=1, j=3)
+    look = lambda name: page.locator(f'[data-tile="{name}"]').get_attribute("data-look")  # noqa: E731
+    assert (look("Q2"), look("K3"), look("S2,3")) == ("sram", "sram", "sram")
+    assert (look("Q0"), look("K4"), look("V3")) == ("hbm", "hbm", "hbm")
+    assert (look("K0"), look("V2")) == ("visited", "visited")  # loaded earlier by this block, gone now
+
+
+def test_causal_masking_skips_the_tiles_above_the_diagonal(page, site):
+    open_explorer(page, site, N=512, Br=64, Bc=64, causal="1", i=0)
+    assert page.locator('[data-look="masked"]').count() > 0
+    assert metric(page, "tile_interactions") == formulas.tile_interactions(512, 64, 64, causal=True) == 36
+    assert "1 of 1 visited" not in page.locator(".kvx-where").inner_text()  # phase 0 shows no j yet
+    page.click(".kvx-phase[data-phase='1']")
+    assert "(1 of 1 visited)" in page.locator(".kvx-where").inner_text()
+
+
+def test_every_control_is_labelled_and_reachable_by_keyboard(page, site):
+    open_explorer(page, site)
+    for control in ["#kvx-n-range", "#kvx-n", "#kvx-d", "#kvx-br", "#kvx-bc", "#kvx-dtype", "#kvx-sram", "#kvx-causal"]:
+        name = page.locator(control).evaluate("e => e.labels.length ? e.labels[0].textContent : e.ariaLabel")
+        assert name and name.strip(), control
+    page.focus("#kvx-dtype")
+    page.keyboard.press("ArrowDown")  # a focused <select> changes with the arrow keys
+    wait_for_query(page, dtype="bfloat16")
+    page.focus("#kvx-causal")
+    page.keyboard.press("Space")
+    wait_for_query(page, causal="1")
+
+
+def test_the_layout_fits_a_phone(browser, site):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, is_mobile=True, has_touch=True)
+    pg = context.new_page()
+    pg.goto(f"{site}?{urlencode(settings(N=131072, causal='1', d=256, Br=256, Bc=256, dtype='float32'))}")
+    pg.wait_for_selector("#kv-explorer[data-ready]")
+    overflow = pg.evaluate(
+        """() => [...document.querySelectorAll('#kv-explorer *')]
+            .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+            .filter(e => !e.closest('pre')).map(e => e.tagName + '.' + (e.getAttribute('class') || ''))"""
+    )
+    assert overflow == []  # the code lines scroll inside their <pre>
+    assert pg.evaluate("document.documentElement.scrollWidth") <= 375
+    box = pg.locator(".kvx-svg").bounding_box()
+    assert 250 < box["width"] <= 375
+    context.close()
+
+
+def test_no_request_leaves_the_local_server(page, site, outside_requests):
+    open_explorer(page, site)
+    page.locator("#kvx-n-range").fill("40")
+    page.click(".kvx-play")
+    page.wait_for_timeout(1000)
+    page.click(".kvx-play")
+    assert page.locator("link[href$='explorer.css']").count() >= 1
+    assert outside_requests(page) == []
+    assert page.errors == []
