@@ -9,6 +9,8 @@ A fence whose token carries ``meta["html"]`` (set by an extension: pie editors, 
 as that HTML; any other fence in a language Pygments knows (```` ```python ````, ```` ```c ````) is highlighted.
 """
 
+import re
+
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.anchors import anchors_plugin
@@ -27,11 +29,16 @@ def markdown():
     md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
     md.use(front_matter_plugin)
     md.use(attrs_block_plugin).use(attrs_plugin)
-    md.use(anchors_plugin, min_level=2, max_level=3)
+    md.use(anchors_plugin, min_level=2, max_level=3, slug_func=slug)
     for extension in EXTENSIONS:
         extension.plugin(md)
     md.add_render_rule("fence", _fence)
     return md
+
+
+def slug(title):
+    """A heading's id: 'Tile j = 1' -> 'tile-j-1' (runs of anything but letters and digits become one dash)."""
+    return re.sub(r"[\W_]+", "-", title.lower()).strip("-") or "section"
 
 
 def _fence(renderer, tokens, idx, options, env):

@@ -85,3 +85,13 @@ def test_plain_fences_are_highlighted_when_pygments_knows_the_language():
     html = md.render("```python\nx = 1\n```\n\n```nosuchlanguage\ny\n```\n")
     assert '<pre class="kv-code" data-language="python"><span class="n">x</span>' in html
     assert '<pre><code class="language-nosuchlanguage">y\n</code></pre>' in html
+
+
+@pytest.mark.parametrize(
+    ("title", "expected"),
+    [("Tile j = 1", "tile-j-1"), ("Why nothing travels?", "why-nothing-travels"), ("∑", "section")],
+)
+def test_heading_slugs(title, expected):
+    from kernelviz.site.markdown import slug
+
+    assert slug(title) == expected
