@@ -2,7 +2,7 @@
 
 The site here is assembled as the builder assembles one (the page contract): web/dist as assets/, the kernelviz
 Python files with their manifest under assets/py/, and a page with the seed FA2 page's two editors and the Scene
-CPython computes from them. Pyodide loads once per test (a fresh browser context each), a few seconds.
+CPython computes from them. The tests share one browser context (Pyodide comes from its caches after the first).
 """
 
 import json
@@ -92,6 +92,29 @@ def site(tmp_path_factory, seeds_dir, serve_dir):
     return {"url": serve_dir(path), "scenes": scenes, "helpers": helpers, "kernel": kernel, "runtime": runtime}
 
 
+@pytest.fixture(scope="module")
+def context(browser):
+    """One browser context for the module: Pyodide is fetched and compiled once, then comes from its caches."""
+    ctx = browser.new_context()
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def page(context):
+    """A fresh page that records requests and errors (as conftest's `page`); the reader's edits and time limit are
+    cleared after each test, so every test starts from the page's code."""
+    pg = context.new_page()
+    pg.requested, pg.errors = [], []
+    pg.on("request", lambda r: pg.requested.append(r.url))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    if pg.url.startswith("http"):
+        pg.evaluate("localStorage.clear()")
+    pg.close()
+
+
 def open_page(page, site, name="fa2"):
     page.goto(f"{site['url']}/{name}.html")
     page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 0")
@@ -149,3 +172,176 @@ def test_run_all_gives_the_embedded_scene(page, site, outside_requests):
     assert "pyodide/pyodide.asm.wasm" in requested
     assert "py/kernelviz/runner.py" in requested
     assert page.errors == []
+
+
+def message(page, index):
+    return editor(page, index).locator(".kv-editor-message")
+
+
+def figure_state(page):
+    """What the figure shows now: the runtime's Scene, and the figure's markup when the real runtime draws it."""
+    return page.evaluate("[kernelviz.scene(), document.getElementById('kv-figure').innerHTML]")
+
+
+def error_range_text(page, index):
+    """The text CodeMirror marks as an error in editor `index` (the diagnostic's range)."""
+    return editor(page, index).locator(".cm-lintRange-error").all_inner_texts()
+
+
+def test_edited_caption_reaches_the_figure(page, site, outside_requests):
+    """The step's label (the step list) and its caption (on the canvas) both say what the reader wrote."""
+    old, new = "write O{i}, L{i}", "store O{i} and L{i}"
+    assert site["kernel"].count(old) == 2  # step(label, caption)
+    open_page(page, site)
+    set_code(page, 1, site["kernel"].replace(old, new))
+    click_and_wait(page, 1, "run")
+    scene = page.evaluate("kernelviz.scene()")
+    labels = [s["label"] for s in next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]]
+    assert "block 1 · store O1 and L1" in labels
+    assert "block 1 · write O1, L1" not in labels
+    assert "store O1 and L1" in json.dumps(scene)
+    assert "ran 2 editors" in message(page, 1).inner_text()
+    assert outside_requests(page) == []
+    if not site["runtime"]:
+        pytest.skip("the figure runtime (assets/main.js) is not built yet: checked the Scene only")
+    figure = page.locator("#kv-figure")
+    assert figure.get_by_text("block 1 · store O1 and L1").count() > 0  # the step list
+    page.evaluate("k => kernelviz.goTo(k)", labels.index("block 1 · store O1 and L1"))
+    page.wait_for_function("document.querySelector('#kv-figure svg').textContent.includes('store O1 and L1')")
+
+
+def test_syntax_error_is_shown_at_its_editor_and_line(page, site):
+    lines = site["kernel"].splitlines()
+    bad = lines.index("Tr = Tc = 2  # blocks of Q rows; tiles of K and V")
+    lines[bad] = "Tr = Tc = = 2"
+    open_page(page, site)
+    before = figure_state(page)
+    set_code(page, 1, "\n".join(lines) + "\n")
+    click_and_wait(page, 1, "run")
+    text = message(page, 1).inner_text()
+    assert f"Line {bad + 1}:" in text and "SyntaxError" in text
+    assert error_range_text(page, 1) == ["Tr = Tc = = 2"]
+    assert error_range_text(page, 0) == [] and message(page, 0).is_hidden()
+    assert figure_state(page) == before
+    assert message(page, 1).get_attribute("role") == "alert"
+
+
+def test_runtime_error_is_shown_where_it_was_raised(page, site):
+    """A helper from editor 1 fails when editor 2 calls it: the error is at the helper's line in editor 1."""
+    lines = site["helpers"].splitlines()
+    target = "    level = (content(S.cells[0]) or data())['level'] + 1"
+    bad = lines.index(target)
+    lines[bad] = "    level = no_such_level + 1"
+    open_page(page, site)
+    before = figure_state(page)
+    set_code(page, 0, "\n".join(lines) + "\n")
+    click_and_wait(page, 1, "run")
+    text = message(page, 0).inner_text()
+    assert f"Line {bad + 1}:" in text and "NameError" in text and "no_such_level" in text
+    assert error_range_text(page, 0) == ["    level = no_such_level + 1"]
+    assert error_range_text(page, 1) == []
+    assert "Traceback" in message(page, 0).inner_text()
+    assert figure_state(page) == before
+
+
+def test_stdout_appears_under_the_editor_that_printed_it(page, site):
+    open_page(page, site)
+    set_code(page, 0, site["helpers"] + "print('helpers loaded')\n")
+    set_code(page, 1, "print('kernel', 1 + 1)\n" + site["kernel"])
+    click_and_wait(page, 0, "runAll")
+    assert editor(page, 0).locator(".kv-editor-stdout").inner_text().strip() == "helpers loaded"
+    assert editor(page, 1).locator(".kv-editor-stdout").inner_text().strip() == "kernel 2"
+
+
+def test_run_runs_this_editor_and_those_before_it(page, site):
+    """Ctrl+Enter in the first editor runs it alone: its helpers draw nothing, so the figure is emptied."""
+    open_page(page, site)
+    wait_ready(page)
+    editor(page, 0).locator(".cm-content").click()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("kernelviz.scene().nodes.length === 0", timeout=PYTHON_READY_S * 1000)
+    assert "ran this editor" in message(page, 0).inner_text()
+    assert code_of(page, 0) == site["helpers"]  # Ctrl+Enter ran; it did not insert a line
+
+
+def _wait_running(page):
+    page.wait_for_function("kernelvizEditors.python.state === 'running'", timeout=PYTHON_READY_S * 1000)
+
+
+def test_stop_ends_an_endless_loop_and_python_restarts(page, site, outside_requests):
+    open_page(page, site)
+    set_code(page, 1, "while True:\n    pass\n")
+    editor(page, 1).locator(".kv-editor-run").click()
+    _wait_running(page)
+    page.wait_for_timeout(300)
+    start = page.evaluate("performance.now()")  # the page answers while Python spins
+    assert page.evaluate("performance.now()") - start < 200
+    stop = editor(page, 1).locator(".kv-editor-stop")
+    stop.click()
+    page.wait_for_function(
+        "document.querySelector('[data-editor=\"1\"] .kv-editor-message').textContent.includes('stopped')"
+    )
+    elapsed = page.evaluate("performance.now()") - start
+    assert elapsed < 1000, elapsed
+    assert "stopped after" in message(page, 1).inner_text()
+    assert code_of(page, 1) == "while True:\n    pass\n"  # the edit survives the stop
+    editor(page, 1).locator(".kv-editor-reset").click()
+    click_and_wait(page, 1, "run")  # a fresh Python loads, then runs
+    assert page.evaluate("kernelviz.scene()") == site["scenes"]["fa2"]
+    assert "ran 2 editors" in message(page, 1).inner_text()
+    assert outside_requests(page) == []
+
+
+def test_time_limit_stops_a_long_run(page, site):
+    open_page(page, site)
+    limit = editor(page, 0).locator(".kv-editor-limit")
+    assert limit.input_value() == "10"
+    limit.fill("1")
+    limit.dispatch_event("change")
+    assert editor(page, 1).locator(".kv-editor-limit").input_value() == "1"  # one limit for the page
+    set_code(page, 0, "import time\nwhile True:\n    time.sleep(0.01)\n")
+    click_and_wait(page, 0, "run")
+    text = message(page, 0).inner_text()
+    assert "stopped after 1." in text and "time limit" in text
+    page.reload()
+    open_page(page, site)
+    assert editor(page, 0).locator(".kv-editor-limit").input_value() == "1"
+
+
+def test_edits_survive_reload_and_reset_restores_the_page_code(page, site):
+    open_page(page, site)
+    edited = editor(page, 0).locator(".kv-editor-edited")
+    assert edited.is_hidden()
+    content = editor(page, 1).locator(".cm-content")
+    content.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("# my note")
+    assert code_of(page, 1) == site["kernel"] + "# my note"
+    assert editor(page, 1).locator(".kv-editor-edited").is_visible()
+    assert edited.is_hidden()
+    page.reload()
+    open_page(page, site)
+    assert code_of(page, 1) == site["kernel"] + "# my note"
+    assert editor(page, 1).locator(".kv-editor-edited").is_visible()
+    editor(page, 1).locator(".kv-editor-reset").click()
+    assert code_of(page, 1) == site["kernel"]
+    assert editor(page, 1).locator(".kv-editor-edited").is_hidden()
+    page.reload()
+    open_page(page, site)
+    assert code_of(page, 1) == site["kernel"]
+
+
+def test_editing_keys_indent_and_undo(page, site):
+    open_page(page, site)
+    set_code(page, 0, "")
+    editor(page, 0).locator(".cm-content").click()
+    page.keyboard.type("def f():")
+    page.keyboard.press("Enter")
+    page.keyboard.type("return 1")
+    assert code_of(page, 0) == "def f():\n    return 1"
+    page.keyboard.press("Control+z")
+    assert code_of(page, 0) == "def f():\n    "
+    page.keyboard.press("Control+Shift+KeyZ")
+    assert code_of(page, 0) == "def f():\n    return 1"
+    page.keyboard.press("Shift+Tab")
+    assert code_of(page, 0) == "def f():\nreturn 1"

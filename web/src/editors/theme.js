@@ -1,17 +1,17 @@
-// The editors' look, taken from the page: colors and fonts are the site's CSS variables (with fallbacks), and code
-// tokens get the same class names as the code the builder highlights with Pygments (k, s, c1, nf, ...), so one
-// stylesheet colors both.
+// The editors' look, taken from the page: colors and fonts are the site's CSS variables (site.css, with fallbacks),
+// and code tokens get the class names Pygments gives the code the builder highlights (k, s, c1, nf, ...), colored in
+// editors.css with the site's code colors.
 import { EditorView } from '@codemirror/view';
 import { HighlightStyle } from '@codemirror/language';
 import { tags as t } from '@lezer/highlight';
 
 export const theme = EditorView.theme({
   '&': {
-    fontSize: 'var(--kv-code-size, 0.875rem)',
+    fontSize: '0.85rem',
     backgroundColor: 'var(--kv-code-bg, #fafafa)',
-    color: 'var(--kv-code-ink, #27272a)',
+    color: 'var(--kv-ink, #27272a)',
   },
-  '&.cm-focused': { outline: '2px solid var(--kv-accent, #2563eb)', outlineOffset: '-1px' },
+  '&.cm-focused': { outline: '2px solid var(--kv-accent, #1d4ed8)', outlineOffset: '-1px' },
   '.cm-scroller': { fontFamily: 'var(--kv-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace)', lineHeight: '1.5' },
   '.cm-content': { padding: '0.5rem 0' },
   '.cm-gutters': {
@@ -19,7 +19,7 @@ export const theme = EditorView.theme({
     color: 'var(--kv-muted, #a1a1aa)',
     border: 'none',
   },
-  '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--kv-code-active, rgba(37, 99, 235, 0.06))' },
+  '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--kv-accent-wash, #eff6ff)' },
   '.cm-lintRange-error': { backgroundColor: 'rgba(220, 38, 38, 0.12)' },
 });
 

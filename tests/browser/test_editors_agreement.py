@@ -1,0 +1,72 @@
+"""CPython and Pyodide agree: running a built page's editors in the browser gives exactly the Scene the build
+embedded, for every page of the site that has editors. The site is built from pages/ by `kernelviz build`."""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.md") if "```pie" in p.read_text(encoding="utf-8"))
+PYTHON_READY_MS = 60_000
+EMBEDDED = re.compile(r'<script type="application/json" id="kv-scene">(.*?)</script>', re.S)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, serve_dir):
+    from kernelviz.site.build import WEB_DIST, build
+
+    if not (WEB_DIST / "editors.js").exists():
+        pytest.skip("web/dist has no editors bundle: run `cd web && node build.mjs`")
+    out = tmp_path_factory.mktemp("agreement") / "site"
+    build(ROOT / "pages", out, log=lambda *args: None)
+    (out / "favicon.ico").write_bytes(b"")  # the pages name no icon, so Chromium asks the server root for one
+    return out, serve_dir(out)
+
+
+@pytest.fixture(scope="module")
+def context(browser):
+    """One browser context for every page: Pyodide is fetched and compiled once, then comes from its caches."""
+    ctx = browser.new_context()
+    yield ctx
+    ctx.close()
+
+
+@pytest.fixture
+def tab(context):
+    """A page in the shared context that records requests and errors, as the `page` fixture does."""
+    pg = context.new_page()
+    pg.requested, pg.errors = [], []
+    pg.on("request", lambda r: pg.requested.append(r.url))
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
+    yield pg
+    pg.close()
+
+
+def embedded_scene(path):
+    """The Scene in the page's HTML, read from the file (not from the browser)."""
+    match = EMBEDDED.search(path.read_text(encoding="utf-8"))
+    assert match, f"{path.name} embeds no Scene"
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("name", PAGES or [pytest.param("none", marks=pytest.mark.skip("no page has editors yet"))])
+def test_browser_run_gives_the_embedded_scene(tab, built, name, outside_requests):
+    page = tab
+    out, url = built
+    expected = embedded_scene(out / f"{name}.html")
+    page.goto(f"{url}/{name}.html")
+    page.wait_for_function(
+        "window.kernelvizEditors && kernelvizEditors.python.state === 'ready'", timeout=PYTHON_READY_MS
+    )
+    count = page.evaluate("kernelvizEditors.editors.length")
+    assert count == len(json.loads(page.locator("#kv-editors").text_content()))
+    outcome = page.evaluate("kernelvizEditors.runAll()")
+    assert outcome["ok"], outcome.get("result", {}).get("error") or outcome
+    assert outcome["result"]["error"] is None
+    assert outcome["result"]["scene"] == expected
+    assert page.evaluate("kernelviz.scene()") == expected
+    assert outside_requests(page) == []
+    assert page.errors == []
