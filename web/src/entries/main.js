@@ -7,7 +7,7 @@
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
 //
-// performance.mark('kv:figure-ready') marks the figure drawn and playable.
+// performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
 import '../figure/figure.css';
 import { Figure } from '../figure/figure.js';
 import { stepFromHash } from '../figure/page/hash.js';
@@ -23,6 +23,7 @@ function embeddedScene() {
 }
 
 function start() {
+  performance.mark('kv:runtime-start');
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
   window.kernelviz = {
@@ -34,7 +35,7 @@ function start() {
   };
   const scene = figure && embeddedScene();
   if (scene && scene.invalidJson) figure.showError(scene.invalidJson);
-  else if (scene && figure.setScene(scene)) {
+  else if (scene && figure.setScene(scene, true)) {
     const k = stepFromHash();
     if (k !== null) figure.show(k);
   }
@@ -42,8 +43,10 @@ function start() {
     const k = stepFromHash();
     if (figure && k !== null && k !== figure.currentStep()) figure.goTo(k);
   });
-  performance.mark('kv:figure-ready');
-  loadEditorsLater();
+  (figure ? figure.ready : Promise.resolve()).then(() => {
+    performance.mark('kv:figure-ready');
+    loadEditorsLater();
+  });
 }
 
 function loadEditorsLater() {

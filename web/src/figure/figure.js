@@ -6,7 +6,7 @@ import { sceneProblem } from './check.js';
 import { Bindings } from './page/bindings.js';
 import { writeStep } from './page/hash.js';
 import { Player } from './player.js';
-import { Canvas } from './render/canvas.js';
+import { Canvas, FONT_FAMILY } from './render/canvas.js';
 import { DiagramView } from './render/diagram.js';
 import { draggable, shapeView } from './render/shapes.js';
 import { Timeline } from './timeline.js';
@@ -27,18 +27,31 @@ export class Figure {
     this.dock = h('div', { class: 'kv-dock' });
     host.append(this.box, this.dock);
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
-    this.family = getComputedStyle(this.box).fontFamily || 'sans-serif';
+    this.family = FONT_FAMILY;
     this.listeners = [];
     this.model = null;
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
     this.bindings = new Bindings(document, (k) => this.goTo(k), reducedMotion);
     bindKeys(() => this.player, () => this.stepList);
-    new ResizeObserver(() => this.layout()).observe(this.box);
+    // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
+    // ourselves would force a layout of the whole page before the figure could be drawn.
+    this.size = null;
+    this.ready = new Promise((resolve) => {
+      this.whenSized = resolve;
+      setTimeout(resolve, 1000); // a figure that is not rendered (display: none) is never sized
+    });
+    new ResizeObserver(([entry]) => {
+      const { width, height } = entry.contentRect;
+      this.size = width > 0 && height > 0 ? [width, height] : null;
+      this.layout();
+      this.whenSized();
+    }).observe(this.box);
   }
 
-  /** Check and draw `scene`; false (and the reason shown in the canvas) when it cannot be drawn. */
-  setScene(scene) {
+  /** Check and draw `scene`; false (and the reason shown in the canvas) when it cannot be drawn. The figure works
+   * on a copy, unless `owned` says the scene is the figure's to change (the one parsed from the page). */
+  setScene(scene, owned = false) {
     let problem;
     try {
       problem = sceneProblem(scene);
@@ -50,13 +63,12 @@ export class Figure {
       return false;
     }
     this.teardown();
-    this.model = structuredClone(scene);
+    this.model = owned ? scene : structuredClone(scene);
     this.byId = nodesById(this.model);
     const main = this.host.closest('.kv-page');
     if (main) main.dataset.canvasSide = this.model.canvas.side || '';
     this.canvas = new Canvas(this.box);
     this.build();
-    this.layout();
     this.redraw();
     return true;
   }
@@ -118,16 +130,13 @@ export class Figure {
   }
 
   layout() {
-    if (!this.canvas) return;
-    const w = this.box.clientWidth || FALLBACK_SIZE[0];
-    const hgt = this.box.clientHeight || FALLBACK_SIZE[1];
-    this.canvas.layout(this.settings(), w, hgt);
+    if (this.canvas) this.canvas.layout(this.settings(), ...(this.size || FALLBACK_SIZE));
   }
 
   /** Draw every node from the model (after a setting or a point changed). */
   redraw() {
     const settings = this.settings();
-    this.canvas.layout(settings, ...this.canvas.size);
+    this.canvas.layout(settings, ...(this.size || FALLBACK_SIZE));
     for (const view of this.views) view.update(this.byId, settings.unit);
     for (const d of this.diagrams) d.view.draw(d.items, settings.unit);
     this.settingsPanel.show(settings);

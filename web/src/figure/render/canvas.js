@@ -5,23 +5,24 @@ import { el, px, set } from './svg.js';
 
 let count = 0;
 
+/** The font of every label; wrapping measures text in it. */
+export const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+
 export class Canvas {
   constructor(host) {
     const id = `kv-grid-${++count}`;
-    this.svg = el('svg', { class: 'kv-svg', role: 'img', 'aria-label': 'Figure' }, host);
+    this.svg = el('svg', { class: 'kv-svg', role: 'img', 'aria-label': 'Figure', 'font-family': FONT_FAMILY }, host);
     const defs = el('defs', {}, this.svg);
     this.pattern = el('pattern', { id, patternUnits: 'userSpaceOnUse', x: 0, y: 0 }, defs);
     this.gridPath = el('path', { class: 'kv-grid-line', fill: 'none' }, this.pattern);
     this.background = el('rect', { class: 'kv-background' }, this.svg);
     this.grid = el('rect', { class: 'kv-grid', fill: `url(#${id})` }, this.svg);
     this.layer = el('g', { class: 'kv-nodes' }, this.svg);
-    this.size = [0, 0];
   }
 
   /** Lay out for `settings` in a box of `width` × `height` px. */
   layout(settings, width, height) {
     const { unit, gridOpacity, canvasColor, originX, originY } = settings;
-    this.size = [width, height];
     const left = px(-width / 2 - originX);
     const top = px(-height / 2 + originY);
     set(this.svg, 'viewBox', `${left} ${top} ${px(width)} ${px(height)}`);

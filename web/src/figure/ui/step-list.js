@@ -40,6 +40,11 @@ export class StepList {
     this.buttons.forEach((b, i) => (i === k ? b.setAttribute('aria-current', 'step') : b.removeAttribute('aria-current')));
     this.count.textContent = `${k} / ${this.steps.length - 1}`;
     if (announce) this.live.textContent = this.steps[k].label;
+    if (k > 0 || announce) requestAnimationFrame(() => this.reveal(k)); // (reading layout now would force it)
+  }
+
+  /** Scroll the list, and only the list, so that step k's button is in view. */
+  reveal(k) {
     const item = this.buttons[k].parentElement;
     const list = this.list;
     if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
