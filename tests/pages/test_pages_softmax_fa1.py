@@ -1,0 +1,494 @@
+"""Pages 1 and 2, Online softmax and Flash Attention 1.
+
+The two pages are built in strict mode (with stand-ins for the pages they link to, and a stand-in runtime bundle);
+their figures are checked against ``kernelviz.attention`` (the FA1 figure's tally of tiles against the ledger, the
+online-softmax figure's numbers against NumPy); every HBM count they print is checked against the closed-form
+formulas, at the front matter's sizes and at other sizes written into a copy of the page; and the numeric panel's
+JavaScript (web/src/softmax) is run under node and checked against NumPy.
+
+``panel_numbers`` is the NumPy twin of the panel (web/src/softmax/compute.js); the browser test uses it too.
+"""
+
+import html
+import json
+import math
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from kernelviz import pie
+from kernelviz.attention import flash_attention_1, formulas
+from kernelviz.runner import Source, run
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = ROOT / "pages"
+SOFTMAX_JS = ROOT / "web" / "src" / "softmax"
+NODE = shutil.which("node")
+MINE = ("online-softmax", "flash-attention-1")
+LINKED = {"flash-attention-2": ("Flash Attention 2", 3)}  # pages mine link to: stand-ins in the fixture sites
+FA1_REGIONS = ("setup", "load_kv", "load_q_carries", "scores", "update", "write_back")
+EDITOR = re.compile(r'```pie title="([^"]*)"\n(.*?)\n```\n', re.S)
+TRACE = re.compile(r'<span class="kv-trace" title="([^"]*)">([^<]*)</span>')
+
+
+# ---- building the two pages ----
+
+
+def split_page(text):
+    """(front matter dict, body) of a page source."""
+    _, front, body = text.split("---\n", 2)
+    return yaml.safe_load(front), body
+
+
+def with_front(text, front):
+    return "---\n" + yaml.safe_dump(front, sort_keys=False) + "---\n" + split_page(text)[1]
+
+
+@pytest.fixture(scope="module")
+def stand_in_runtime(tmp_path_factory):
+    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel entry), beside the real web/node_modules, whose
+    KaTeX typesets the math."""
+    modules = ROOT / "web" / "node_modules" / "katex"
+    if NODE is None or not modules.is_dir():
+        pytest.skip("the build typesets math with KaTeX under node: run `make setup`")
+    web = tmp_path_factory.mktemp("web")
+    (web / "node_modules").symlink_to(ROOT / "web" / "node_modules")
+    dist = web / "dist"
+    for name in ("main.js", "softmax-panel.js", "katex/katex.min.css"):
+        (dist / name).parent.mkdir(parents=True, exist_ok=True)
+        (dist / name).write_text("/* stand-in */\n")
+    return dist
+
+
+@pytest.fixture(scope="module")
+def build_pages(tmp_path_factory, stand_in_runtime):
+    """build_pages({slug: source}) -> {slug: built HTML}: the two pages (or changed copies), strict."""
+    from kernelviz.site.build import build
+
+    def build_them(sources=None):
+        sources = {slug: (PAGES / f"{slug}.md").read_text(encoding="utf-8") for slug in MINE} | (sources or {})
+        folder = tmp_path_factory.mktemp("pages")
+        for slug, text in sources.items():
+            (folder / f"{slug}.md").write_text(text, encoding="utf-8")
+        for slug, (title, nav) in LINKED.items():
+            (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\nnav: {nav}\n---\n\nA stand-in.\n")
+        out = folder.parent / f"{folder.name}-site"
+        build(folder, out, strict=True, web_dist=stand_in_runtime, log=None)
+        return {slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources}
+
+    return build_them
+
+
+@pytest.fixture(scope="module")
+def built(build_pages):
+    return build_pages()
+
+
+def embedded(html_text, script_id):
+    match = re.search(rf'<script type="application/json" id="{script_id}">(.*?)</script>', html_text, re.S)
+    assert match, f"no #{script_id}"
+    return json.loads(match.group(1))
+
+
+def step_labels(scene):
+    return [s["label"] for node in scene["nodes"] if node["kind"] == "step_list" for s in node["steps"]]
+
+
+def traces(html_text):
+    """{placeholder expression: the number printed for it}."""
+    return {expr: float(text.replace(",", "")) for expr, text in TRACE.findall(html_text)}
+
+
+# ---- the built pages ----
+
+
+@pytest.mark.parametrize("slug", MINE)
+def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slug, validate_scene):
+    source = (PAGES / f"{slug}.md").read_text(encoding="utf-8")
+    page = built[slug]
+    assert f'<body data-page="{slug}">' in page
+    scene = validate_scene(embedded(page, "kv-scene"))
+    labels = step_labels(scene)
+    assert len(labels) == len(set(labels)) > 10, "a step list with unique labels"
+    assert [e["title"] for e in embedded(page, "kv-editors")] == ["Drawing helpers", "The kernel"]
+    bound = re.findall(r"^\s*- \[step: ([^\]]+)\]", source, re.M)
+    steps = [int(k) for k in re.findall(r'<li data-step="(\d+)"', page)]
+    assert len(steps) == len(bound) > 5
+    assert [labels[k] for k in steps] == bound, "each bullet plays the step its label names"
+    assert "[step:" not in page
+
+
+def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
+    page = built["flash-attention-1"]
+    labels = step_labels(embedded(page, "kv-scene"))
+    blocks = re.findall(r'<details class="kv-cuda" data-step="(\d+)" data-cite="fa1\.cu#(\w+)">', page)
+    assert [name for _, name in blocks] == list(FA1_REGIONS)
+    # each region sits on the step that does what it does
+    action = {"setup": "setup", "load_kv": "load K0", "load_q_carries": "load Q0", "scores": "Sij", "update": "update"}
+    action["write_back"] = "write O0"
+    for k, name in blocks:
+        assert action[name] in labels[int(k)], (name, labels[int(k)])
+    assert page.count('class="kv-code kv-missing"') == 0
+
+
+def test_online_softmax_page_mounts_the_panel_and_loads_its_script(built):
+    page = built["online-softmax"]
+    assert '<script type="module" src="assets/softmax-panel.js"></script>' in page
+    panel = re.search(r'<div class="kv-softmax-panel"([^>]*)></div>', page)
+    assert panel and 'data-seed="1"' in panel.group(1)
+
+
+# ---- every HBM count on the pages is the ledger's, and follows the sizes ----
+
+
+def attention_expected(algo, sizes):
+    """What the page must print for an attention run, from the closed-form counts (not from the build)."""
+    N, d, Br, Bc = (sizes[k] for k in ("N", "d", "Br", "Bc"))
+    counts = getattr(formulas, algo)(N, d, Br, Bc)
+    size = {"Q": N * d * 4, "K": N * d * 4, "V": N * d * 4, "O": N * d * 4, "l": N * 4, "m": N * 4, "L": N * 4}
+    tile = {"Q": Br * d * 4, "O": Br * d * 4, "l": Br * 4, "m": Br * 4, "L": Br * 4, "K": Bc * d * 4, "V": Bc * d * 4}
+    out = {f"{k}": v for k, v in sizes.items()}
+    for t, rw in counts.items():
+        out |= {f"reads.{t}": rw["read"] / size[t], f"writes.{t}": rw["write"] / size[t]}
+        out |= {f"loads.{t}": rw["read"] // tile[t], f"stores.{t}": rw["write"] // tile[t]}
+    out["bytes.total"] = formulas.total(counts)
+    out["bytes.read"] = sum(rw["read"] for rw in counts.values())
+    out["bytes.write"] = sum(rw["write"] for rw in counts.values())
+    standard = formulas.standard(N, d, Br, Bc)
+    out["ratio_standard"] = formulas.total(standard) / formulas.total(counts)
+    return out
+
+
+def softmax_expected(algo, sizes):
+    variant = {"naive-softmax": "naive", "safe-softmax": "safe", "online-softmax": "online"}.get(algo, "online-output")
+    counts = formulas.softmax(variant, sizes["N"], d=sizes.get("d", 0))
+    n, d = sizes["N"], sizes.get("d", 0)
+    size = {"x": n * 4, "y": n * 4, "V": n * d * 4, "o": d * 4}  # bytes of each tensor, float32
+    out = {k: v for k, v in sizes.items() if k != "algo"}
+    for t, rw in counts.items():
+        out |= {f"reads.{t}": rw["read"] / size[t], f"writes.{t}": rw["write"] / size[t]}
+    return out
+
+
+def expected_numbers(front):
+    """{"name.expr": value} for every named run of the page's front matter trace."""
+    out = {}
+    for name, spec in front["trace"].items():
+        sizes = {k: v for k, v in spec.items() if k != "algo"}
+        table = attention_expected(spec["algo"], sizes) if spec["algo"] in ("fa1", "fa2") else None
+        table = table or softmax_expected(spec["algo"], sizes)
+        out |= {f"{name}.{key}": value for key, value in table.items()}
+    return out
+
+
+def check_numbers(page_html, front):
+    printed, expected = traces(page_html), expected_numbers(front)
+    assert printed, "the page prints ledger numbers"
+    for expr, value in printed.items():
+        key = expr.removeprefix("trace.")
+        assert key in expected, f"{expr}: not a number this test knows how to check"
+        want = expected[key]
+        assert value == pytest.approx(want, rel=5e-3 if not float(want).is_integer() else 0), expr
+    return printed
+
+
+@pytest.mark.parametrize("slug", MINE)
+def test_every_hbm_count_is_the_ledgers_at_the_front_matter_sizes(built, slug):
+    front, _ = split_page((PAGES / f"{slug}.md").read_text(encoding="utf-8"))
+    check_numbers(built[slug], front)
+
+
+def test_fa1_numbers_follow_the_trace_sizes(built, build_pages):
+    source = (PAGES / "flash-attention-1.md").read_text(encoding="utf-8")
+    front, _ = split_page(source)
+    bigger = {**front, "trace": {name: {**spec, "N": spec["N"] * 2} for name, spec in front["trace"].items()}}
+    before = traces(built["flash-attention-1"])
+    after = check_numbers(build_pages({"flash-attention-1": with_front(source, bigger)})["flash-attention-1"], bigger)
+    # twice the rows: twice the tiles of K and V, so Q and the carries make twice the trips in FA1
+    assert after["trace.fa1.reads.Q"] == 2 * before["trace.fa1.reads.Q"]
+    assert after["trace.fa1.loads.Q"] == 4 * before["trace.fa1.loads.Q"]
+    assert after["trace.fa1.writes.O"] == 2 * before["trace.fa1.writes.O"] - 1  # the setup's zeros stay one trip
+    assert after["trace.fa2.reads.K"] == 2 * before["trace.fa2.reads.K"]
+    assert after["trace.fa1.bytes.total"] > 3 * before["trace.fa1.bytes.total"]
+
+
+def test_softmax_numbers_follow_the_trace_sizes(build_pages):
+    source = (PAGES / "online-softmax.md").read_text(encoding="utf-8")
+    front, _ = split_page(source)
+    changed = {**front, "trace": {name: {**spec, "N": 64, "b": 8} for name, spec in front["trace"].items()}}
+    after = check_numbers(build_pages({"online-softmax": with_front(source, changed)})["online-softmax"], changed)
+    assert after["trace.naive.N"] == 64 and after["trace.naive.b"] == 8
+    assert (after["trace.naive.reads.x"], after["trace.safe.reads.x"], after["trace.online.reads.x"]) == (2, 3, 2)
+
+
+# ---- the figures, against kernelviz.attention and NumPy ----
+
+
+def editors(slug):
+    return EDITOR.findall((PAGES / f"{slug}.md").read_text(encoding="utf-8"))
+
+
+def run_editors(slug, edit=None):
+    """Run the page's editors as the page does (optionally editing the kernel's code); return their namespace and
+    the Scene."""
+    codes = [code for _, code in editors(slug)]
+    if edit:
+        codes[1] = edit(codes[1])
+    result = run([Source(code, f"{slug} editor {i + 1}") for i, code in enumerate(codes)])
+    assert result.ok, result.error and result.error.traceback
+    namespace = {"pie": pie}
+    for code in codes:
+        exec(compile(code, slug, "exec"), namespace)
+    return namespace, result.scene
+
+
+def test_fa1_figure_tally_is_the_ledgers_tile_by_tile(validate_scene):
+    ns, scene = run_editors("flash-attention-1")
+    validate_scene(scene)
+    front, _ = split_page((PAGES / "flash-attention-1.md").read_text(encoding="utf-8"))
+    sizes = front["trace"]["fa1"]
+    N, d, Br = sizes["N"], sizes["d"], sizes["Br"]
+    assert len(ns["Q"]) == N // Br and len(ns["K"]) == N // sizes["Bc"], "the figure draws the trace's tiles"
+    rng = np.random.default_rng(1)
+    q, k, v = (rng.standard_normal((1, N, d), dtype=np.float32) for _ in "qkv")
+    ledger = flash_attention_1(q, k, v, Br=Br, Bc=sizes["Bc"]).ledger
+    # The ledger's steps: 0 the setup, then per K/V tile one load step and one step per block of Q. The figure's steps
+    # that end one of those are the setup, the loads of K and V, and the write-backs.
+    ends = [s for s in ns["STEPS"] if s["label"].startswith("setup") or re.search(r"load K\d|write O\d", s["label"])]
+    assert len(ends) == 1 + 2 * 3 == max(t.step for t in ledger.transfers) + 1
+    for step, frame in enumerate(ends):
+        for way in ("read", "write"):
+            want = {}
+            for t in ledger.transfers:
+                if t.direction == way and t.step <= step:
+                    want[t.tensor] = want.get(t.tensor, 0) + 1
+            assert frame["moved"][way] == want, (frame["label"], way)
+
+
+def test_fa1_figure_draws_the_tally_it_counts():
+    ns, scene = run_editors("flash-attention-1")
+    items = next(n for n in scene["nodes"] if n["kind"] == "diagram")["items"]
+    last = [dict(item) for item in items]
+    for step in next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"][1:]:
+        for phase in ("start", "move", "end"):
+            for index, fields in step.get(phase, []):
+                last[index].update(fields)
+    counts = [int(i["label"]) for i in last if i["label"].isdigit() and i["font"] == 10]
+    moved = ns["STEPS"][-1]["moved"]
+    assert counts == [moved[way].get(t, 0) for t in "QKVOlm" for way in ("read", "write")]
+
+
+def softmax_row(code):
+    ns = {"math": math}
+    for line in code.splitlines():
+        if re.match(r"^(x|v|b) = ", line):
+            exec(line, ns)
+    return np.array(ns["x"]), np.array(ns["v"]), ns["b"]
+
+
+def test_online_softmax_figure_shows_the_softmax_and_the_rescale_factors(validate_scene):
+    ns, scene = run_editors("online-softmax")
+    validate_scene(scene)
+    x, v, b = softmax_row(editors("online-softmax")[1][1])
+    p = np.exp(x - x.max())
+    output = float((p / p.sum()) @ v)
+    assert float(ns["now"][ns["O"]]["label"]) == pytest.approx(output, rel=1e-3)
+    maxes = np.maximum.accumulate(x.reshape(-1, b).max(1))
+    factors = np.exp(np.concatenate([[-np.inf], maxes[:-1]]) - maxes)
+    shown = [float(ns["now"][box]["label"].lstrip("×")) for box in ns["history"]]
+    assert shown == pytest.approx(factors, rel=1e-3)
+    assert 0 < min(shown[1:]) < 1 and max(shown[1:]) == 1, "the default row both rescales and does not"
+
+
+def test_online_softmax_figure_follows_an_edited_row():
+    def row_that_never_grows(code):
+        return re.sub(r"^x = \[.*?\]", "x = [9.0, 1.0, 2.0, 0.5, 3.0, 1.5, 6.0, 2.5]", code, flags=re.M)
+
+    ns, _ = run_editors("online-softmax", row_that_never_grows)
+    assert [ns["now"][box]["label"] for box in ns["history"]] == ["×0", "×1", "×1", "×1"]
+    assert [s["label"] for s in ns["STEPS"]][-1] == "write O = o'"
+
+
+# ---- the numeric panel: its JavaScript under node, against NumPy ----
+
+NODE_RUN = """
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+const dir = process.argv[1];
+const mods = {};
+for (const f of ['float16.js', 'data.js', 'compute.js']) {
+  Object.assign(mods, await import(pathToFileURL(dir + '/' + f)));
+}
+const calls = JSON.parse(readFileSync(0, 'utf8'));
+// numbers as strings, so that NaN and the infinities survive JSON
+const out = (v) => (typeof v === 'number' ? String(v) : Array.isArray(v) ? v.map(out)
+  : v && typeof v === 'object' ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, out(x)])) : v);
+console.log(JSON.stringify(calls.map(([fn, args]) => out(mods[fn](...args)))));
+"""
+
+
+def run_js(calls):
+    """[(function, [args])] -> results, numbers as floats (NaN and infinities included), in one node process."""
+    if NODE is None:
+        pytest.skip("node is not installed")
+    proc = subprocess.run(
+        [NODE, "--input-type=module", "-e", NODE_RUN, str(SOFTMAX_JS)],
+        input=json.dumps(calls),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return numbers_of(json.loads(proc.stdout))
+
+
+def numbers_of(value):
+    if isinstance(value, list):
+        return [numbers_of(v) for v in value]
+    if isinstance(value, dict):
+        return {k: numbers_of(v) for k, v in value.items()}
+    return float(value) if isinstance(value, str) else value
+
+
+def test_float16_rounding_is_numpys():
+    rng = np.random.default_rng(7)
+    values = [65504.0, 65519.99, 65520.0, -65520.0, 1e6, 2.0**-24, 2.0**-25, 3 * 2.0**-26, 2.0**-14, 1e-9, 0.1, -0.0]
+    values += list(rng.choice([-1, 1], 3000) * 10.0 ** rng.uniform(-9, 6, 3000))
+    halfs = rng.integers(0, 0x7BFF, 2000).astype(np.uint16).view(np.float16).astype(np.float64)
+    nxt = np.nextafter(halfs.astype(np.float16), np.float16(np.inf)).astype(np.float64)
+    values += list((halfs + nxt) / 2)  # exact halfway cases: ties go to the even neighbour
+    got = run_js([["toFloat16", [v]] for v in values])
+    with np.errstate(over="ignore"):
+        want = np.array(values).astype(np.float16).astype(np.float64)
+    assert np.array_equal(np.array(got), want)
+    assert run_js([["toFloat16", [65520.0]], ["toFloat16", [65504.0]]]) == [math.inf, 65504.0]
+
+
+def lcg(seed, count):
+    """The panel's documented generator: s' = (1664525 s + 1013904223) mod 2^32, u = s' / 2^32."""
+    out, state = [], seed % 2**32
+    for _ in range(count):
+        state = (1664525 * state + 1013904223) % 2**32
+        out.append(state / 2**32)
+    return out
+
+
+def panel_row(seed, n, scale):
+    u = lcg(seed, 2 * n)
+    return [scale * (2 * t - 1) for t in u[:n]], [2 * t - 1 for t in u[n:]]
+
+
+def _sum(terms, dt):
+    total = dt(0)
+    for t in terms:
+        total = dt(total + t)
+    return total
+
+
+def panel_numbers(seed, n, b, scale, large):
+    """The panel's tables in NumPy: float32 and float16 scalars, sums left to right, as compute.js documents."""
+    f32 = np.float32
+    x, v = (np.array(a).astype(f32) for a in panel_row(seed, n, scale))
+    with np.errstate(over="ignore", invalid="ignore"):
+
+        def safe(xs, dt):
+            m = xs.max()
+            d = _sum([np.exp(dt(t - m)) for t in xs], dt)
+            return np.array([dt(np.exp(dt(t - m)) / d) for t in xs])
+
+        def naive(xs, dt):
+            e = [np.exp(t) for t in xs]
+            d = _sum(e, dt)
+            return np.array([dt(t / d) for t in e])
+
+        m, d, tiles = -np.inf, f32(0), []
+        for start in range(0, n, b):
+            part = x[start : start + b]
+            m_new = max(m, part.max())
+            factor = np.exp(f32(m - m_new))
+            d = f32(f32(d * factor) + _sum([np.exp(f32(t - m_new)) for t in part], f32))
+            tiles.append({"tileMax": part.max(), "mOld": m, "mNew": m_new, "factor": factor, "d": d})
+            m = m_new
+        online = np.array([f32(np.exp(f32(t - m)) / d) for t in x])
+        standard = safe(x, f32)
+        big = {dt: np.array(panel_row(seed, n, large)[0]).astype(dt) for dt in (np.float32, np.float16)}
+        overflow = {
+            name: {"naive": naive(big[dt], dt), "safe": safe(big[dt], dt)}
+            for name, dt in (("float32", np.float32), ("float16", np.float16))
+        }
+    p = np.exp(x.astype(np.float64) - x.max())
+    return {
+        "x": x,
+        "standard": standard,
+        "online": online,
+        "maxDiff": float(np.abs(standard - online).max()),
+        "o": float((p / p.sum()) @ v.astype(np.float64)),
+        "tiles": tiles,
+        "large": big[np.float32],
+        "overflow": overflow,
+    }
+
+
+def assert_same(got, want, rel):
+    """Equal NaN and infinity patterns, and the finite values within `rel`."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(np.isinf(got), np.isinf(want))
+    assert np.array_equal(got[np.isinf(got)], want[np.isinf(want)])
+    finite = np.isfinite(want)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=rel, atol=rel * 1e-3)
+
+
+def check_panel(js, want):
+    """The panel's numbers `js` (compute.js's result, or read from the page) against NumPy's `want`."""
+    assert_same(js["x"], want["x"], 1e-7)
+    assert_same(js["standard"], want["standard"], 2e-6)
+    assert_same(js["online"], want["online"], 2e-6)
+    assert js["maxDiff"] < 1e-6 * max(want["standard"])
+    assert js["oStandard"] == pytest.approx(want["o"], abs=1e-5)
+    assert js["oOnePass"] == pytest.approx(want["o"], abs=1e-5)
+    for key in ("tileMax", "mOld", "mNew", "factor", "d"):
+        assert_same([t[key] for t in js["tiles"]], [t[key] for t in want["tiles"]], 2e-6)
+    assert_same(js["large"], want["large"], 1e-7)
+    for name, rel in (("float32", 2e-6), ("float16", 2e-3)):
+        for kind in ("naive", "safe"):
+            assert_same(js["overflow"][name][kind], want["overflow"][name][kind], rel)
+
+
+def test_panel_generator_is_the_documented_lcg():
+    (got,) = run_js([["row", [1, 16, 4]]])
+    x, v = panel_row(1, 16, 4)
+    assert got["x"] == x and got["v"] == v  # exactly: the same integers and the same double arithmetic
+
+
+@pytest.mark.parametrize("settings", [(1, 16, 4, 4, 100), (50, 32, 8, 6, 100), (3, 8, 2, 2, 30), (9, 16, 16, 4, 1000)])
+def test_panel_numbers_are_numpys(settings):
+    seed, n, b, scale, large = settings
+    (js,) = run_js([["compute", [{"seed": seed, "n": n, "b": b, "scale": scale, "large": large}]]])
+    check_panel(js, panel_numbers(seed, n, b, scale, large))
+
+
+def test_panel_default_shows_what_the_page_says():
+    """At the page's settings: standard and online differ (a little), the max grows and also stays, naive softmax
+    overflows in both precisions where safe softmax does not."""
+    (js,) = run_js([["compute", [{"seed": 1, "n": 16, "b": 4, "scale": 4, "large": 100}]]])
+    assert 0 < js["maxDiff"] < 1e-6
+    factors = [t["factor"] for t in js["tiles"]]
+    assert factors[0] == 0 and 1 in factors[1:] and any(0 < f < 1 for f in factors)
+    for name in ("float32", "float16"):
+        assert any(math.isnan(y) for y in js["overflow"][name]["naive"])
+        assert all(math.isfinite(y) for y in js["overflow"][name]["safe"])
+        assert sum(js["overflow"][name]["safe"]) == pytest.approx(1, abs=1e-2)
+
+
+def test_page_text_escapes_nothing_it_should_not(built):
+    """Labels and math come out as text: no stray HTML from a label, no unrendered $ or {{ left in the prose."""
+    for slug in MINE:
+        prose = re.sub(r"<(script|pre|annotation)\b.*?</\1>", "", built[slug], flags=re.S)
+        text = html.unescape(re.sub(r"<[^>]+>", "", prose))
+        assert "{{" not in text and "$$" not in text, slug
