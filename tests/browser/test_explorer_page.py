@@ -247,7 +247,8 @@ def test_resident_tiles_are_colored_and_hbm_tiles_dim(page, site):
 
 def test_causal_masking_skips_the_tiles_above_the_diagonal(page, site):
     open_explorer(page, site, N=512, Br=64, Bc=64, causal="1", i=0)
-    assert page.locator('[data-look="masked"]').count() > 0
+    look = lambda name: page.locator(f'[data-tile="{name}"]').get_attribute("data-look")  # noqa: E731
+    assert (look("S0,0"), look("S0,1"), look("S1,1"), look("S1,2")) == ("hbm", "masked", "hbm", "masked")
     assert metric(page, "tile_interactions") == formulas.tile_interactions(512, 64, 64, causal=True) == 36
     assert "1 of 1 visited" not in page.locator(".kvx-where").inner_text()  # phase 0 shows no j yet
     page.click(".kvx-phase[data-phase='1']")

@@ -59,7 +59,8 @@ export function statusText(view) {
   const { fit, budget } = view;
   if (fit.fits) {
     const s = bytes(view.sram.Sij);
-    return `Ready: global score matrix is not resident; one score tile Sij (${s}) is, and the block fits ${bytes(budget)}.`;
+    const fits = `the block fits ${bytes(budget)}`;
+    return `Ready: global score matrix is not resident; one score tile Sij (${s}) is, and ${fits}.`;
   }
   const [first, ...rest] = fit.over;
   const also = rest.length ? ` Nor ${rest.length === 1 ? 'does' : 'do'} ${rest.join(', ')}.` : '';

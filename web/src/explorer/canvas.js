@@ -18,7 +18,9 @@ const WIDEST = 640; // viewBox width on a wide screen; a narrow one gets a narro
 const NARROWEST = 330;
 const GRID_X = 96;
 const TOP = 34;
-const STRIP = 26; // thickness of the Q, K, V, O strips
+const STRIP = 26; // thickness of the K and V strips
+const SIDE = 36; // width of the Q and O strips
+const Q_X = 38;
 const CELL_H = 30;
 const GAP = 0.6; // width of a gap slot, in cells
 
@@ -26,7 +28,7 @@ const GAP = 0.6; // width of a gap slot, in cells
 export function windowIndices(T, focus, max = 9) {
   if (T <= max) return Array.from({ length: T }, (_, k) => k);
   const keep = new Set();
-  for (const k of [focus, 0, T - 1, focus + 1, focus - 1, 1, 2]) {
+  for (const k of [focus, 0, T - 1, focus + 1, focus - 1, 1, 2, focus + 2, T - 2, 3, focus - 2, 4, 5]) {
     if (keep.size >= Math.max(max - 2, 3)) break; // room for up to two gaps
     if (k >= 0 && k < T) keep.add(k);
   }
@@ -65,13 +67,15 @@ function box(x, y, w, h, { fill, stroke, width = 1, dash = null, opacity = 1 }) 
   });
 }
 
-function tile(x, y, w, h, name, look) {
+/** A tile named `name` (data-tile), drawn with `look`; `text` (default: the name) is written in it if it fits. */
+function tile(x, y, w, h, name, look, text = name) {
   const g = el('g', { 'data-tile': name, 'data-look': look.kind });
   g.append(box(x, y, w, h, look));
-  if (w >= 22) {
+  const size = text ? Math.min(10, (w - 5) / (0.62 * text.length)) : 0; // shrink a long name to fit its box
+  if (size >= 6) {
     const color = look.kind === 'hbm' ? HBM.text : INK;
-    const at = { x: x + w / 2 - 1, y: y + h / 2 + 3, 'text-anchor': 'middle', 'font-size': 10, fill: color };
-    g.append(label(name, at));
+    const at = { x: x + w / 2 - 1, y: y + h / 2 + size / 3, 'text-anchor': 'middle', 'font-size': size.toFixed(1) };
+    g.append(label(text, { ...at, fill: color }));
   }
   return g;
 }
@@ -92,7 +96,7 @@ function gapMark(x, y, w, h, vertical) {
  */
 export function drawCanvas(view, width = WIDEST) {
   const W = Math.round(Math.min(Math.max(width, NARROWEST), WIDEST));
-  const GRID_W = W - GRID_X - 70;
+  const GRID_W = W - GRID_X - SIDE - 24;
   const { state, Tr, Tc, visited, sram, fit, budget } = view;
   const { i, j, phase, N, Br, Bc, causal } = state;
   const last = visited.at(-1);
@@ -101,7 +105,7 @@ export function drawCanvas(view, width = WIDEST) {
   const written = phase === 3 && j === last; // Oi leaves for HBM after the last accumulate
 
   const rows = windowIndices(Tr, i);
-  const cols = windowIndices(Tc, j, Math.max(4, Math.min(9, Math.floor(GRID_W / 40))));
+  const cols = windowIndices(Tc, j, Math.max(4, Math.min(11, Math.floor(GRID_W / 48))));
   const units = (xs) => xs.reduce((n, x) => n + (x === null ? GAP : 1), 0);
   const cw = Math.min(60, GRID_W / units(cols));
   const rs = slots(rows, TOP + STRIP + 8, CELL_H);
@@ -119,9 +123,10 @@ export function drawCanvas(view, width = WIDEST) {
 
   caption('K', GRID_X - 10, TOP + STRIP / 2 + 4);
   caption('V', GRID_X - 10, vTop + STRIP / 2 + 4);
-  caption('Q', 52, TOP + STRIP / 2 + 4, 'middle');
-  caption('O', gridRight + 27, TOP + STRIP / 2 + 4, 'middle');
-  const sText = W < 480 ? `S: ${Tr} × ${Tc} tiles, never stored` : `S = QKᵀ: ${Tr} × ${Tc} tiles of ${Br}×${Bc}, never stored`;
+  caption('Q', Q_X + SIDE / 2, TOP + STRIP / 2 + 4, 'middle');
+  caption('O', gridRight + 10 + SIDE / 2, TOP + STRIP / 2 + 4, 'middle');
+  const sText =
+    W < 480 ? `S: ${Tr} × ${Tc} tiles, never stored` : `S = QKᵀ: ${Tr} × ${Tc} tiles of ${Br}×${Bc}, never stored`;
   caption(sText, 40, vTop + STRIP + 18, 'start');
 
   for (const c of cs) {
@@ -141,28 +146,24 @@ export function drawCanvas(view, width = WIDEST) {
 
   for (const r of rs) {
     if (r.index === null) {
-      add(gapMark(40, r.at, STRIP, r.size, true));
-      add(gapMark(gridRight + 14, r.at, STRIP, r.size, true));
+      add(gapMark(Q_X, r.at, SIDE, r.size, true));
+      add(gapMark(gridRight + 10, r.at, SIDE, r.size, true));
       add(gapMark(GRID_X, r.at, gridRight - GRID_X, r.size, true));
       continue;
     }
     const mine = r.index === i;
-    add(tile(40, r.at, STRIP, r.size, `Q${r.index}`, mine ? resident('Q', phase === 0) : dim));
+    add(tile(Q_X, r.at, SIDE, r.size, `Q${r.index}`, mine ? resident('Q', phase === 0) : dim));
     const oLook = mine && written ? { kind: 'written', ...TILE.O, width: 2.5 } : dim;
-    add(tile(gridRight + 14, r.at, STRIP, r.size, `O${r.index}`, oLook));
+    add(tile(gridRight + 10, r.at, SIDE, r.size, `O${r.index}`, oLook));
     const seenByRow = tiles_visited(r.index, N, Br, Bc, null, causal);
     for (const c of cs) {
       if (c.index === null) continue;
-      const name = `S${r.index},${c.index}`;
-      if (causal && c.index >= seenByRow) {
-        add(tile(c.at, r.at, c.size, r.size, '', masked));
-      } else if (mine && c.index === j && phase > 0) {
-        add(tile(c.at, r.at, c.size, r.size, name, resident('S', true)));
-      } else if (mine && isEarlier(c.index)) {
-        add(tile(c.at, r.at, c.size, r.size, '', visitedLook('S')));
-      } else {
-        add(tile(c.at, r.at, c.size, r.size, '', dim));
-      }
+      const current = mine && c.index === j && phase > 0;
+      let look = dim;
+      if (causal && c.index >= seenByRow) look = masked;
+      else if (current) look = resident('S', true);
+      else if (mine && isEarlier(c.index)) look = visitedLook('S');
+      add(tile(c.at, r.at, c.size, r.size, `S${r.index},${c.index}`, look, current ? undefined : ''));
     }
     if (mine) add(rowOutline(r, gridRight));
   }
@@ -174,9 +175,9 @@ export function drawCanvas(view, width = WIDEST) {
 
 /** The dashed outline around query tile i's row: Qi, its score tiles and Oi. */
 function rowOutline(r, gridRight) {
-  const width = gridRight + 18 + STRIP - 36;
+  const width = gridRight + 10 + SIDE + 2 - (Q_X - 4);
   const look = { fill: 'none', stroke: TILE.Q.stroke, 'stroke-width': 1, 'stroke-dasharray': '6 3', rx: 4 };
-  return el('rect', { x: 36, y: r.at - 2, width, height: r.size + 2, ...look, 'data-row': 'i' });
+  return el('rect', { x: Q_X - 4, y: r.at - 2, width, height: r.size + 2, ...look, 'data-row': 'i' });
 }
 
 // Which tiles of the block each phase works on (the rest stay allocated, drawn lighter).
@@ -200,6 +201,7 @@ function drawSram(sram, fit, budget, phase, top, W) {
       : { kind: 'sram', fill: color.fill, stroke: color.stroke, width: active ? 2.5 : 1, opacity: active ? 1 : 0.55 };
     const seg = tile(x, top, w + 1, 28, name, look);
     seg.setAttribute('data-sram', name);
+    seg.prepend(titled(`${name}: ${bytes} bytes${over ? ', past the budget' : ''}`));
     g.append(seg);
     x += w;
   }
@@ -208,6 +210,12 @@ function drawSram(sram, fit, budget, phase, top, W) {
   const anchor = bx > W - 40 ? 'end' : bx < 60 ? 'start' : 'middle'; // keep the word inside the drawing
   g.append(label('budget', { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
   return g;
+}
+
+function titled(text) {
+  const t = el('title');
+  t.textContent = text;
+  return t;
 }
 
 function describe({ state, Tr, Tc }, written) {

@@ -62,7 +62,8 @@ export function buildMetrics(cases) {
     return th;
   }));
   const rows = cases.map(softmaxRow);
-  const table = h('table', { class: 'kvx-sm-table' }, [h('thead', {}, [head]), h('tbody', {}, rows.map((r) => r.element))]);
+  const body = h('tbody', {}, rows.map((r) => r.element));
+  const table = h('table', { class: 'kvx-sm-table' }, [h('thead', {}, [head]), body]);
   const smNote = h('p', { class: 'kvx-note' });
   const softmax = h('div', { class: 'kvx-metric kvx-softmax', 'data-metric': 'softmax', 'aria-live': 'polite' }, [
     smHeading,
@@ -123,7 +124,8 @@ export function buildMetrics(cases) {
       setText(cells[2], tiny(r.do));
       setText(cells[3], r.naiveFinite ? 'finite' : 'overflows (inf/NaN)');
     });
-    setText(smNote, `N = ${seqLength(n)} random logits, online in blocks of Bc = ${block}; seeded, so the same every time.`);
+    const how = `N = ${seqLength(n)} random logits, online in blocks of Bc = ${block}`;
+    setText(smNote, `${how}; seeded, so the same every time.`);
     softmax.dataset.n = String(n);
     softmax.dataset.block = String(block);
     softmax.removeAttribute('aria-busy');

@@ -6,16 +6,16 @@
 // and the last accumulate also writes Oi to HBM, once.
 
 export const CODE = [
-  'Qi = Q[i]                       # load Q once: Br×d',
-  'mi, li, Oi = -inf, 0, 0         # float32, in SRAM',
-  'for j in tiles_visited(i):      # K, V stream past',
-  '    Sij = Qi @ Kj.T / sqrt(d)   # load Kj; Br×Bc',
+  'Qi = Q[i]                  # load Q once: Br×d',
+  'mi, li, Oi = -inf, 0, 0    # float32, in SRAM',
+  'for j in tiles_visited(i): # K, V stream past',
+  '    Sij = Qi @ Kj.T / sqrt(d)  # load Kj',
   '    m_new = max(mi, rowmax(Sij))',
-  '    alpha = exp(mi - m_new)     # rescale the past',
+  '    alpha = exp(mi - m_new)    # rescale',
   '    Pij = exp(Sij - m_new)',
   '    li = alpha*li + rowsum(Pij); mi = m_new',
-  '    Oi = alpha*Oi + Pij @ Vj    # load Vj',
-  'O[i] = Oi / li                  # write Oi once',
+  '    Oi = alpha*Oi + Pij @ Vj   # load Vj',
+  'O[i] = Oi / li             # write Oi once',
 ];
 
 export const PHASES = [
