@@ -152,7 +152,7 @@ def attention_expected(algo, sizes):
     counts = getattr(formulas, algo)(N, d, Br, Bc)
     size = {"Q": N * d * 4, "K": N * d * 4, "V": N * d * 4, "O": N * d * 4, "l": N * 4, "m": N * 4, "L": N * 4}
     tile = {"Q": Br * d * 4, "O": Br * d * 4, "l": Br * 4, "m": Br * 4, "L": Br * 4, "K": Bc * d * 4, "V": Bc * d * 4}
-    out = {f"{k}": v for k, v in sizes.items()}
+    out = {**sizes, "Tr": -(-N // Br), "Tc": -(-N // Bc)}
     for t, rw in counts.items():
         out |= {f"reads.{t}": rw["read"] / size[t], f"writes.{t}": rw["write"] / size[t]}
         out |= {f"loads.{t}": rw["read"] // tile[t], f"stores.{t}": rw["write"] // tile[t]}
