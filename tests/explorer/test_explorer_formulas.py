@@ -6,46 +6,24 @@ dense grid plus a seeded random sample of settings, and every answer must equal 
 """
 
 import itertools
-import json
 import random
 import re
-import shutil
-import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from explorer_node import run_js
 
 from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
 
-EXPLORER = Path(__file__).resolve().parents[2] / "web" / "src" / "explorer"
-NODE = shutil.which("node")
-
-RUN_JS = """
-import { readFileSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
-const dir = process.argv[1];
-const F = await import(pathToFileURL(dir + '/formulas.js'));
-const S = await import(pathToFileURL(dir + '/sram.js'));
-const mods = { ...F, ...S };
-const calls = JSON.parse(readFileSync(0, 'utf8'));
-console.log(JSON.stringify(calls.map(([fn, args]) => mods[fn](...args))));
+CALLS = """
+const mods = { ...(await load('formulas')), ...(await load('sram')) };
+console.log(JSON.stringify(input.map(([fn, args]) => mods[fn](...args))));
 """
 
 
-def run_js(calls):
+def run_calls(calls):
     """[(function name, [args])] -> the JS results, in one node process."""
-    if NODE is None:
-        pytest.skip("node is not installed")
-    out = subprocess.run(
-        [NODE, "--input-type=module", "-e", RUN_JS, str(EXPLORER)],
-        input=json.dumps(calls),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=120,
-    )
-    return json.loads(out.stdout)
+    return run_js(CALLS, calls)
 
 
 def settings():
@@ -103,7 +81,7 @@ def calls_for(N, N_kv, d, Br, Bc, causal, s, h):
 def test_every_formula_matches_python_on_many_settings():
     calls = [c for setting in settings() for c in calls_for(*setting)]
     assert len(calls) > 10_000
-    js = run_js(calls)
+    js = run_calls(calls)
     mismatches = []
     for (fn, args), got in zip(calls, js, strict=True):
         want = getattr(formulas, fn)(*args)
@@ -114,12 +92,12 @@ def test_every_formula_matches_python_on_many_settings():
 
 def test_total_matches_python():
     counts = [formulas.fa2(100, 64, 16, 40, None, True, 2, 3), formulas.standard(4096, 128, 64, 64)]
-    assert run_js([("total", [c]) for c in counts]) == [formulas.total(c) for c in counts]
+    assert run_calls([("total", [c]) for c in counts]) == [formulas.total(c) for c in counts]
 
 
 def test_defaults_match_python():
     # Omitted trailing arguments take Python's keyword defaults (N_kv = N, causal False, itemsize 4, one head).
-    js = run_js([("standard", [512, 64, 64, 32]), ("fa2", [512, 64, 64, 32]), ("compulsory", [512, 64])])
+    js = run_calls([("standard", [512, 64, 64, 32]), ("fa2", [512, 64, 64, 32]), ("compulsory", [512, 64])])
     assert js == [formulas.standard(512, 64, 64, 32), formulas.fa2(512, 64, 64, 32), formulas.compulsory(512, 64)]
 
 
@@ -135,7 +113,7 @@ def fa2_ledger_sram(Br, Bc, d, dtype, budget=None):
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_sram_tiles_match_the_fa2_ledger(dtype):
     shapes = list(itertools.product([1, 16, 64, 128, 256], [16, 48, 128], [32, 64, 96, 256]))
-    js = run_js([("fa2_sram", [Br, Bc, d, DTYPE_BYTES[dtype]]) for Br, d, Bc in shapes])
+    js = run_calls([("fa2_sram", [Br, Bc, d, DTYPE_BYTES[dtype]]) for Br, d, Bc in shapes])
     for (Br, d, Bc), got in zip(shapes, js, strict=True):
         want = fa2_ledger_sram(Br, Bc, d, dtype)
         assert list(got.items()) == list(want.items()), (Br, Bc, d, dtype)  # same tiles, same order
@@ -146,7 +124,7 @@ def test_the_tile_that_does_not_fit_matches_the_ledger(budget_kib):
     budget = budget_kib * 1024
     shapes = list(itertools.product([16, 64, 128, 256], [32, 128, 256], [64, 128], ["float32", "float16"]))
     tiles = [fa2_ledger_sram(Br, Bc, d, dt) for Br, Bc, d, dt in shapes]
-    js = run_js([("sram_fit", [t, budget]) for t in tiles])
+    js = run_calls([("sram_fit", [t, budget]) for t in tiles])
     seen_over = 0
     for (Br, Bc, d, dt), got in zip(shapes, js, strict=True):
         try:
