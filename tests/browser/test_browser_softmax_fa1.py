@@ -185,8 +185,17 @@ def test_the_panel_follows_its_controls(page, site_url):
     panel = page.locator(".kv-softmax-panel")
     panel.locator("input[name=seed]").fill("50")
     panel.locator("select[name=n]").select_option("32")
+    assert panel.locator("select[name=b] option").all_inner_texts() == ["1", "2", "4", "8", "16", "32"]
+    assert panel.locator("select[name=b]").input_value() == "4"  # the width it had, which still divides N
     panel.locator("select[name=b]").select_option("8")
     panel.locator("input[name=large]").fill("30")
     assert page.locator("table[data-table=compare] tbody tr").count() == 32
     assert page.locator("table[data-table=rescale] tbody tr").count() == 4
     check_panel(read_panel(page), panel_numbers(50, 32, 8, 4, 30))
+    panel.locator("select[name=b]").select_option("16")
+    panel.locator("select[name=n]").select_option("8")  # a tile of 16 no longer fits: the widest that does
+    assert panel.locator("select[name=b]").input_value() == "8"
+    panel.locator("select[name=b]").select_option("4")
+    panel.locator("select[name=n]").select_option("16")
+    assert panel.locator("select[name=b]").input_value() == "4"
+    check_panel(read_panel(page), panel_numbers(50, 16, 4, 4, 30))

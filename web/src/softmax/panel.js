@@ -105,12 +105,15 @@ export function mount(root) {
   const out = el('div', 'kv-sp-tables');
   root.replaceChildren(controls, out);
 
+  let shownN = settings.n;
   const update = () => {
     const size = Number(n.value);
-    if (!divisors(size).includes(Number(b.value))) {
+    if (size !== shownN) {
+      // the tile widths that divide the new N; keep the widest one not wider than the current width
       const keep = Number(b.value);
       b.replaceChildren(...select('b', divisors(size), 1).children);
       b.value = String(divisors(size).filter((t) => t <= keep).pop());
+      shownN = size;
     }
     const s = {
       seed: Math.max(0, Math.floor(Number(seed.value) || 0)),
