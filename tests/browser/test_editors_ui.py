@@ -1,24 +1,22 @@
 """The page's editors in Chromium: edit and run, errors at their line, Stop, the time limit, edits kept, Reset.
 
-The site here is assembled as the builder assembles one (the page contract): web/dist as assets/, the kernelviz
-Python files with their manifest under assets/py/, and a page with the seed FA2 page's two editors and the Scene
-CPython computes from them. The tests share one browser context (Pyodide comes from its caches after the first).
+The site here is assembled as the builder assembles one (the page contract): its assets/ by the builder's own
+kernelviz.site.assets.copy (web/dist, site.css, the Python files with their manifest under assets/py/), and a page
+with the seed FA2 page's two editors and the Scene CPython computes from them. The tests share one browser context
+(Pyodide comes from its caches after the first).
 """
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from kernelviz.runner import Source, run
+from kernelviz.site import assets as site_assets
 from tests.seeds import seed_editors
 
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "web" / "dist"
-PY_FILES = ["kernelviz/__init__.py", "kernelviz/runner.py", "kernelviz/pie/scene.schema.json"] + sorted(
-    p.relative_to(ROOT).as_posix() for p in (ROOT / "kernelviz" / "pie").glob("*.py")
-)
 PYTHON_READY_S = 60  # a cold Pyodide on a loaded 2-core machine; usually a few seconds
 
 STUB_RUNTIME = """
@@ -45,7 +43,7 @@ def _page_html(name, editors, scene, runtime, styles):
     else:  # until the runtime lands: a stand-in for window.kernelviz, and the editors loaded directly
         scripts = f'<script>{STUB_RUNTIME}</script><script type="module" src="assets/editors.js"></script>'
     return f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{name}</title>
+<html lang="en"><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>{name}</title>
 {styles}</head>
 <body data-page="{name}">
 <main class="kv-page" data-canvas-side="right"><article class="kv-prose">
@@ -67,13 +65,10 @@ def make_site(path, pages):
     if not (DIST / "editors.js").exists() or not (DIST / "worker.js").exists():
         pytest.skip("web/dist has no editors bundle: run `cd web && node build.mjs`")
     assets = path / "assets"
-    shutil.copytree(DIST, assets)
-    for rel in PY_FILES:
-        (assets / "py" / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(ROOT / rel, assets / "py" / rel)
-    (assets / "py" / "manifest.json").write_text(json.dumps(PY_FILES))
+    site_assets.copy(DIST, assets)  # as `kernelviz build` does: web/dist, site.css, assets/py/ and its manifest
     runtime = (assets / "main.js").exists()
-    styles = "".join(f'<link rel="stylesheet" href="assets/{css}">' for css in ("main.css",) if (assets / css).exists())
+    css = ["site.css", *site_assets.stylesheets(DIST)]
+    styles = "".join(f'<link rel="stylesheet" href="assets/{name}">' for name in css)
     scenes = {}
     for name, codes in pages.items():
         editors = [{"title": f"Editor {i + 1}", "code": code, "first_line": 1} for i, code in enumerate(codes)]
@@ -268,26 +263,36 @@ def _wait_running(page):
     page.wait_for_function("kernelvizEditors.python.state === 'running'", timeout=PYTHON_READY_S * 1000)
 
 
+WATCH_STOP = """() => { const stop = document.querySelector('[data-editor="1"] .kv-editor-stop');
+  const note = document.querySelector('[data-editor="1"] .kv-editor-message');
+  window.__stop = {};
+  stop.addEventListener('click', () => { window.__stop.clicked = performance.now(); }, {capture: true});
+  new MutationObserver(() => { if (note.textContent.includes('stopped')) window.__stop.shown ??= performance.now(); })
+    .observe(note, {childList: true, subtree: true, characterData: true}); }"""
+
+RESPONSIVE = """async () => { const t0 = performance.now(); await new Promise((r) => setTimeout(r, 0));
+  const tick = performance.now() - t0; await kernelviz.goTo(3); return [tick, kernelviz.step()]; }"""
+
+
 def test_stop_ends_an_endless_loop_and_python_restarts(page, site, outside_requests):
     open_page(page, site)
     set_code(page, 1, "while True:\n    pass\n")
     editor(page, 1).locator(".kv-editor-run").click()
     _wait_running(page)
     page.wait_for_timeout(300)
-    start = page.evaluate("performance.now()")  # the page answers while Python spins
-    assert page.evaluate("performance.now()") - start < 200
-    stop = editor(page, 1).locator(".kv-editor-stop")
-    stop.click()
-    page.wait_for_function(
-        "document.querySelector('[data-editor=\"1\"] .kv-editor-message').textContent.includes('stopped')"
-    )
-    elapsed = page.evaluate("performance.now()") - start
-    assert elapsed < 1000, elapsed
+    tick, step = page.evaluate(RESPONSIVE)  # while Python spins, the page answers and the figure plays
+    assert tick < 100 and step == 3
+    page.evaluate(WATCH_STOP)
+    editor(page, 1).locator(".kv-editor-stop").click()
+    page.wait_for_function("window.__stop.shown !== undefined")
+    stop = page.evaluate("window.__stop")
+    assert stop["shown"] - stop["clicked"] < 1000, stop  # in the page's clock: Stop's click to "stopped after"
     assert "stopped after" in message(page, 1).inner_text()
     assert code_of(page, 1) == "while True:\n    pass\n"  # the edit survives the stop
     editor(page, 1).locator(".kv-editor-reset").click()
     click_and_wait(page, 1, "run")  # a fresh Python loads, then runs
     assert page.evaluate("kernelviz.scene()") == site["scenes"]["fa2"]
+    assert page.evaluate("kernelviz.step()") == 3  # the new figure keeps the step the reader is on
     assert "ran 2 editors" in message(page, 1).inner_text()
     assert outside_requests(page) == []
 

@@ -5,5 +5,6 @@
 export function showScene(scene) {
   const runtime = window.kernelviz;
   if (!runtime || typeof runtime.setScene !== 'function') return 'the figure runtime is not loaded on this page';
+  if (!document.getElementById('kv-figure')) return 'the code ran; this page has no figure to draw it in';
   return runtime.setScene(scene) ? null : 'the new Scene is not valid: the canvas shows why';
 }

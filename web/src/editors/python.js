@@ -34,7 +34,7 @@ export class Python {
     worker.onmessage = ({ data }) => {
       if (worker !== this.#worker) return;
       if (data.type === 'ready') {
-        performance.mark('kv:python-ready');
+        performance.mark('kv:python-ready', { detail: { ms: data.ms, phases: data.phases } });
         this.#setState(this.#pending?.started ? 'running' : 'ready', performance.now() - startedAt);
       } else if (data.type === 'failed') {
         this.#fail(data.message);

@@ -1,5 +1,5 @@
 // The Python worker (assets/worker.js, a module worker started by the editors). Messages in: {type: 'run', id,
-// sources}. Messages out: {type: 'ready', ms} or {type: 'failed', message} once, then for each run
+// sources}. Messages out: {type: 'ready', ms, phases} (load time, and its parts) or {type: 'failed', message} once, then for each run
 // {type: 'started', id} and {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself
 // failed (the runner catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python
 // loads waits for it.
@@ -8,13 +8,13 @@ import { loadPython } from '../worker/python.js';
 const t0 = performance.now();
 const python = loadPython(new URL('./', import.meta.url));
 python.then(
-  () => postMessage({ type: 'ready', ms: performance.now() - t0 }),
+  ({ phases }) => postMessage({ type: 'ready', ms: performance.now() - t0, phases }),
   (error) => postMessage({ type: 'failed', message: String(error?.message || error) }),
 );
 
 onmessage = async ({ data }) => {
   if (data?.type !== 'run') return;
-  const run = await python.catch(() => null);
+  const { run } = (await python.catch(() => null)) ?? {};
   if (!run) return; // 'failed' was posted
   postMessage({ type: 'started', id: data.id });
   const start = performance.now();

@@ -40,21 +40,34 @@ function writeFiles(pyodide, files) {
   }
 }
 
-/** Load Pyodide from `assets`/pyodide/ and kernelviz from `assets`/py/; resolves to run(sources) -> RunResult dict. */
+/**
+ * Load Pyodide from `assets`/pyodide/ and kernelviz from `assets`/py/. Resolves to {run, phases}: run(sources) ->
+ * RunResult dict, and phases the milliseconds each part of loading took.
+ */
 export async function loadPython(assets) {
+  const phases = {};
+  let t = performance.now();
+  const lap = (name) => {
+    phases[name] = performance.now() - t;
+    t = performance.now();
+  };
   const indexURL = new URL('pyodide/', assets).href;
   const files = kernelvizFiles(assets); // fetched while Pyodide loads
   const { loadPyodide } = await import(new URL('pyodide.mjs', indexURL).href);
+  lap('import');
   const pyodide = await loadPyodide({
     indexURL,
     packageBaseUrl: indexURL, // never a CDN, even if something asks for a package
     stdout: () => {},
     stderr: () => {},
   });
+  lap('pyodide');
   pyodide.setStdin({ error: true }); // input() raises instead of waiting for a prompt a worker cannot show
   writeFiles(pyodide, await files);
+  lap('files');
   const namespace = pyodide.globals.get('dict')();
   pyodide.runPython(BRIDGE, { globals: namespace });
+  lap('kernelviz');
   const kvRun = namespace.get('kv_run');
-  return (sources) => JSON.parse(kvRun(JSON.stringify(sources)));
+  return { run: (sources) => JSON.parse(kvRun(JSON.stringify(sources))), phases };
 }
