@@ -1,6 +1,7 @@
 // The browser runtime of every page: draws the figure from the Scene embedded at build time (#kv-scene) into
 // #kv-figure, exposes window.kernelviz, and loads the editors (editors.js) once the figure is drawn and the
-// browser is idle, or at once when the reader reaches for an editor.
+// browser is idle with no step animating (starting them costs the main thread frames), or at once when the reader
+// reaches for an editor.
 //
 //   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
@@ -45,11 +46,11 @@ function start() {
   });
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
-    loadEditorsLater();
+    loadEditorsLater(figure);
   });
 }
 
-function loadEditorsLater() {
+function loadEditorsLater(figure) {
   if (!document.querySelector('.kv-editor')) return;
   let loading = null;
   const load = () => {
@@ -63,8 +64,10 @@ function loadEditorsLater() {
   };
   document.addEventListener('focusin', reach);
   document.addEventListener('pointerdown', reach);
-  if ('requestIdleCallback' in window) requestIdleCallback(load, { timeout: 3000 });
-  else setTimeout(load, 1000);
+  const idle = (fn) => ('requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 3000 }) : setTimeout(fn, 1000));
+  const whenStill = () => (figure ? figure.still() : Promise.resolve());
+  const tryLoad = () => whenStill().then(() => idle(() => (figure?.player?.animating ? tryLoad() : load())));
+  tryLoad();
 }
 
 start();

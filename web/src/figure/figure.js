@@ -29,6 +29,7 @@ export class Figure {
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.family = FONT_FAMILY;
     this.listeners = [];
+    this.stillWaiters = [];
     this.model = null;
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
@@ -106,7 +107,10 @@ export class Figure {
     this.player.shown = this.bound.items;
     this.stepList = new StepList(this.player, steps, this.box, this.dock);
     this.player.on('step', (k) => this.stepChanged(k));
-    this.player.on('animating', (on) => (this.host.dataset.animating = on ? 'true' : 'false'));
+    this.player.on('animating', (on) => {
+      this.host.dataset.animating = on ? 'true' : 'false';
+      if (!on) this.stillWaiters.splice(0).forEach((resolve) => resolve());
+    });
     this.host.dataset.animating = 'false';
     this.stepChanged(this.player.current, false);
   }
@@ -181,6 +185,12 @@ export class Figure {
     return this.player ? this.player.current : 0;
   }
 
+  /** A promise resolved once no step is animating. */
+  still() {
+    if (!this.player?.animating) return Promise.resolve();
+    return new Promise((resolve) => this.stillWaiters.push(resolve));
+  }
+
   onStepChange(fn) {
     this.listeners.push(fn);
     return () => {
@@ -190,6 +200,7 @@ export class Figure {
 
   teardown() {
     this.player?.destroy();
+    this.stillWaiters.splice(0).forEach((resolve) => resolve());
     this.stepList?.remove();
     this.canvas?.remove();
     this.errorBox?.remove();

@@ -1,0 +1,212 @@
+"""How fast the FA2 page's figure is ready and animates, and what the page weighs, against an empty page.
+
+    .venv/bin/python bench/site.py [--loads 5] [--harness]
+
+The FA2 page of the site `kernelviz build` writes (or, with --harness or without the site builder, the figure
+tests' page around the seed FA2 figure), served from 127.0.0.1 to Debian's Chromium (headless), each load in a
+new browser context (cold cache):
+- ready: navigation start to the runtime's performance mark `kv:figure-ready` (figure drawn and playable), the
+  median of the loads; the baseline is an empty page's navigation to its load event.
+  Also the runtime's own part: its module starting (mark `kv:runtime-start`) to the figure ready.
+- frames: requestAnimationFrame intervals while steps 3 to 9 of the figure play at the default speed (p50, p95),
+  twice on the last load: right after the figure is ready (the runtime holds the editors back while a step
+  animates), then once the editors have loaded and Python is ready in its worker (mark `kv:python-ready`; the
+  harness page has no Python). The baseline is the same loop on the empty page.
+- weight: the size of every file the page and its worker fetched (Pyodide and the Python files it runs are
+  counted apart), and the gzip-compressed size of the page's own files (HTML, CSS, JS, fonts: all but Pyodide).
+Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included).
+"""
+
+import argparse
+import functools
+import gzip
+import http.server
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]  # fmt: skip
+EMPTY = "<!doctype html><html><head><meta charset='utf-8'><link rel='icon' href='data:,'><title>empty</title></head>"
+EMPTY += "<body><p>empty</p></body></html>"
+PLAYED = range(3, 10)
+
+COLLECT_FRAMES = """() => { window.__frames = []; window.__collect = true;
+  const tick = (t) => { window.__frames.push(t); if (window.__collect) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick); }"""
+STOP_FRAMES = """() => { window.__collect = false; const f = window.__frames;
+  return f.slice(1).map((t, i) => t - f[i]); }"""
+MARK = "performance.getEntriesByName('{}')[0]?.startTime ?? null"
+PYTHON_READY_S = 120
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".mjs": "text/javascript",
+                      ".wasm": "application/wasm"}  # fmt: skip
+
+    def log_message(self, *args):
+        pass
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a context closed mid-download is no error
+            super().handle_error(request, client_address)
+
+
+def serve(folder):
+    server = _Server(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def site_page(folder, use_harness):
+    """(folder to serve, path of the FA2 page in it, what it is, whether it runs Python)."""
+    if not use_harness and (ROOT / "kernelviz" / "site" / "build.py").exists():
+        command = [sys.executable, "-m", "kernelviz.cli", "build", "--out", str(folder)]
+        subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
+        return folder, "flash-attention-2.html", "the built site's flash-attention-2.html", True
+    sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "browser")]
+    from test_figure_harness import build_harness
+
+    build_harness(folder)
+    return folder, "index.html", "the figure tests' harness page (seed FA2 figure)", False
+
+
+def percentile(values, p):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
+
+
+def load(browser, url, ready_js):
+    """A cold load of `url` in a new context: (context, page, ms to `ready_js`, URLs the page and workers fetched)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    fetched = []
+    context.on("request", lambda r: fetched.append(r.url))
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.wait_for_function(f"({ready_js}) !== null")
+    return context, page, page.evaluate(ready_js), fetched
+
+
+def frames(page, play):
+    page.evaluate(COLLECT_FRAMES)
+    if play:
+        page.evaluate(f"async () => {{ for (const k of {list(PLAYED)}) await window.kernelviz.goTo(k); }}")
+    else:
+        page.wait_for_timeout(len(PLAYED) * 800)
+    return page.evaluate(STOP_FRAMES)
+
+
+def weight(urls, folder, base):
+    """(all bytes, Pyodide bytes, own bytes, own gzipped bytes, {own file: (bytes, gzipped)}) of the files fetched
+    (a static server sends each file as it is on disk)."""
+    total = pyodide = 0
+    own = {}
+    for url in dict.fromkeys(u.split("#")[0] for u in urls if u.startswith(base)):
+        path = urlparse(url).path.lstrip("/")
+        file = folder / path
+        if not file.is_file():
+            continue
+        data = file.read_bytes()
+        total += len(data)
+        if "/pyodide/" in f"/{path}" or "/py/" in f"/{path}":
+            pyodide += len(data)
+        else:
+            own[path] = (len(data), len(gzip.compress(data, 6)))
+    return total, pyodide, sum(v[0] for v in own.values()), sum(v[1] for v in own.values()), own
+
+
+def row(name, base, page, unit):
+    ratio = f"{page / base:8.2f}" if base and page is not None else f"{'-':>8}"
+    page = f"{page:>12.1f}" if page is not None else f"{'n/a':>12}"
+    base = f"{base:>12.1f}" if base is not None else f"{'-':>12}"
+    print(f"{name:<36} {base} {page} {ratio}  {unit}")
+
+
+def spread(intervals):
+    """(p50, p95, max) of frame intervals, or Nones when there are none."""
+    if not intervals:
+        return None, None, None
+    return statistics.median(intervals), percentile(intervals, 95), max(intervals)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--loads", type=int, default=5, help="cold loads to take the median of (default 5)")
+    parser.add_argument("--harness", action="store_true", help="measure the figure tests' page, not the site's")
+    args = parser.parse_args(argv)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+    from playwright.sync_api import sync_playwright
+
+    folder = Path(tempfile.mkdtemp(prefix="kv-bench-site-"))
+    folder, page_path, what, has_python = site_page(folder, args.harness)
+    (folder / "bench-empty.html").write_text(EMPTY)
+    server, base = serve(folder)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+            ready, own_part, ready_empty = [], [], []
+            for n in range(args.loads):
+                context, page, ms, fetched = load(browser, f"{base}/{page_path}", MARK.format("kv:figure-ready"))
+                ready.append(ms)
+                own_part.append(ms - page.evaluate(MARK.format("kv:runtime-start")))
+                if n == args.loads - 1:
+                    loading = frames(page, play=True)
+                    python_ready, settled = None, []
+                    try:
+                        if has_python:
+                            page.wait_for_function(f"({MARK.format('kv:python-ready')}) !== null",
+                                                   timeout=PYTHON_READY_S * 1000)  # fmt: skip
+                            python_ready = page.evaluate(MARK.format("kv:python-ready"))
+                            settled = frames(page, play=True)
+                    except PlaywrightTimeout:
+                        pass
+                    page.wait_for_timeout(500)
+                    urls = list(fetched)
+                context.close()
+                empty_ready = "performance.getEntriesByType('navigation')[0].loadEventEnd || null"
+                context, page, ms, _ = load(browser, f"{base}/bench-empty.html", empty_ready)
+                ready_empty.append(ms)
+                if n == args.loads - 1:
+                    empty = frames(page, play=False)
+                context.close()
+            browser.close()
+    finally:
+        server.shutdown()
+    report(what, args.loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls)
+
+
+def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls):
+    total, pyodide, own, own_gz, files = weight(urls, folder, base)
+    empty_bytes = len(EMPTY.encode())
+    print(f"bench/site.py: {what}, {loads} cold loads, headless Chromium; baseline: an empty page")
+    print(f"{'':<36} {'baseline':>12} {'FA2 page':>12} {'ratio':>8}")
+    row("navigation -> figure ready, median", statistics.median(ready_empty), statistics.median(ready), "ms")
+    row("navigation -> figure ready, max", max(ready_empty), max(ready), "ms")
+    row("runtime start -> ready, median", None, statistics.median(own_part), "ms (the runtime's own part)")
+    steps = f"steps {PLAYED[0]}-{PLAYED[-1]}"
+    for name, intervals in ((f"frames, {steps}, at once", loading), (f"frames, {steps}, Python ready", settled)):
+        base_p50, base_p95, base_max = spread(empty)
+        p50, p95, top = spread(intervals)
+        row(f"{name}: p50", base_p50, p50, "ms")
+        row("  p95", base_p95, p95, "ms (target <= 20)")
+        row("  max", base_max, top, "ms")
+    row("bytes fetched, all", empty_bytes / 1024, total / 1024, "KB (page and worker)")
+    row("  of which Pyodide and .py", None, pyodide / 1024, "KB")
+    row("own files, raw", empty_bytes / 1024, own / 1024, "KB")
+    row("own files, gzip", len(gzip.compress(EMPTY.encode())) / 1024, own_gz / 1024, "KB (target <= 400)")
+    ready_text = f"Python ready {python_ready / 1000:.1f} s after navigation" if python_ready else "no Python"
+    print(f"frames: {len(loading)} and {len(settled)} on the page, {len(empty)} on the empty page; {ready_text}")
+    print("own files, largest first (raw KB, gzip KB):")
+    for path, (raw, gz) in sorted(files.items(), key=lambda kv: -kv[1][1])[:10]:
+        print(f"  {path:<44} {raw / 1024:>8.1f} {gz / 1024:>8.1f}")
+
+
+if __name__ == "__main__":
+    main()
