@@ -228,3 +228,31 @@ def test_a_visible_point_drags_and_what_refers_to_it_follows(browser, url):
     point = next(n for n in page.evaluate("window.kernelviz.scene()")["nodes"] if n["id"] == "p")
     assert (point["x"], point["y"]) == (pytest.approx(2.5, abs=0.03), pytest.approx(1.5, abs=0.03))
     page.context.close()
+
+
+def test_the_canvas_docks_beside_the_prose_in_view_and_above_it_on_a_narrow_screen(browser, url):
+    page = open_page(browser, url)
+    prose, canvas = page.locator(".kv-prose"), page.locator("#kv-figure .kv-canvas")
+    assert canvas.bounding_box()["x"] >= prose.bounding_box()["x"] + prose.bounding_box()["width"]  # the scene: 'right'
+    page.mouse.wheel(0, 3000)
+    page.wait_for_function("scrollY > 2000")
+    box = canvas.bounding_box()
+    assert box["y"] >= 0 and box["y"] + box["height"] <= 960  # sticky: still in view
+    page.set_viewport_size({"width": 700, "height": 900})
+    page.evaluate("scrollTo(0, 0)")
+    assert canvas.bounding_box()["y"] + canvas.bounding_box()["height"] <= prose.bounding_box()["y"]
+    page.context.close()
+
+
+def test_a_new_scene_keeps_the_current_step(browser, url):
+    page = open_page(browser, url + "#step=5")
+    scene = page.evaluate("window.kernelviz.scene()")
+    figure = page.evaluate(SERIALIZE)
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    assert page.evaluate("window.kernelviz.step()") == 5
+    assert page.evaluate(SERIALIZE) == figure
+    steps = next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
+    del steps[3:]  # a scene without step 5: the figure shows its last step
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    assert page.evaluate("window.kernelviz.step()") == 2
+    page.context.close()

@@ -19,10 +19,12 @@ import { isRef, nodesById, num, settingsOf } from './values.js';
 
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 const FALLBACK_SIZE = [480, 480];
+let figures = 0;
 
 export class Figure {
   constructor(host) {
     this.host = host;
+    this.gridId = `kv-grid-${++figures}`;
     this.box = h('div', { class: 'kv-canvas' });
     this.dock = h('div', { class: 'kv-dock' });
     host.append(this.box, this.dock);
@@ -68,7 +70,7 @@ export class Figure {
     this.byId = nodesById(this.model);
     const main = this.host.closest('.kv-page');
     if (main) main.dataset.canvasSide = this.model.canvas.side || '';
-    this.canvas = new Canvas(this.box);
+    this.canvas = new Canvas(this.box, this.gridId);
     this.build();
     this.redraw();
     return true;
@@ -208,11 +210,13 @@ export class Figure {
     this.views = [];
     this.diagrams = [];
     this.host.classList.remove('kv-has-error');
+    this.settingsPanel.root.hidden = false;
   }
 
   showError(message) {
     this.teardown();
     this.host.classList.add('kv-has-error');
+    this.settingsPanel.root.hidden = true; // nothing to set
     this.errorBox = h('div', { class: 'kv-error', role: 'alert' }, h('strong', {}, 'The figure cannot be drawn'), h('p', {}, message));
     this.box.append(this.errorBox);
   }

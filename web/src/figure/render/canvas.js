@@ -3,14 +3,12 @@
 // user units of px with y down: canvas (x, y) is user (x·unit, −y·unit), which the viewBox puts in place.
 import { el, px, set } from './svg.js';
 
-let count = 0;
-
 /** The font of every label; wrapping measures text in it. */
 export const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";
 
 export class Canvas {
-  constructor(host) {
-    const id = `kv-grid-${++count}`;
+  /** An SVG in `host`; `id` names its grid pattern, unique in the page. */
+  constructor(host, id) {
     this.svg = el('svg', { class: 'kv-svg', role: 'img', 'aria-label': 'Figure', 'font-family': FONT_FAMILY }, host);
     const defs = el('defs', {}, this.svg);
     this.pattern = el('pattern', { id, patternUnits: 'userSpaceOnUse', x: 0, y: 0 }, defs);
