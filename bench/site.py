@@ -14,7 +14,12 @@ new browser context (cold cache):
   harness page has no Python). The baseline is the same loop on the empty page.
 - weight: the size of every file the page and its worker fetched (Pyodide and the Python files it runs are
   counted apart), and the gzip-compressed size of the page's own files (HTML, CSS, JS, fonts: all but Pyodide).
-Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included).
+- Python (the site's page only; more cold loads, as many): navigation to Python ready in the editors' worker
+  (mark `kv:python-ready`), and Run all with Python warm to the figure updated (the Scene set and the next frame
+  painted; one run to warm up, then the median of 15), printed beside navigation -> figure ready from the same
+  loads; and navigation -> figure ready with the editors bundle blocked (no Python at all) beside it with Python.
+Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included);
+Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1).
 """
 
 import argparse
@@ -43,6 +48,10 @@ STOP_FRAMES = """() => { window.__collect = false; const f = window.__frames;
   return f.slice(1).map((t, i) => t - f[i]); }"""
 MARK = "performance.getEntriesByName('{}')[0]?.startTime ?? null"
 PYTHON_READY_S = 120
+RUN_ALL = """async () => { const t0 = performance.now(); const outcome = await window.kernelvizEditors.runAll();
+  await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  return outcome.ok ? performance.now() - t0 : null; }"""
+RUNS = 15
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -136,6 +145,38 @@ def spread(intervals):
     return statistics.median(intervals), percentile(intervals, 95), max(intervals)
 
 
+def python_loads(browser, url, loads):
+    """Per cold load: navigation -> figure ready, -> Python ready, and the warm Runs of every editor; each followed by
+    a load with the editors bundle blocked (navigation -> figure ready with no Python). Lists of ms in a dict."""
+    out = {"figure": [], "python": [], "run": [], "figure_without": []}
+    for _ in range(loads):
+        context, page, ms, _fetched = load(browser, url, MARK.format("kv:figure-ready"))
+        page.wait_for_function(f"({MARK.format('kv:python-ready')}) !== null", timeout=PYTHON_READY_S * 1000)
+        out["figure"].append(ms)
+        out["python"].append(page.evaluate(MARK.format("kv:python-ready")))
+        page.evaluate(RUN_ALL)  # warm-up: the first run compiles what the later ones reuse
+        out["run"] += [page.evaluate(RUN_ALL) for _ in range(RUNS)]
+        context.close()
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.route("**/assets/editors.js", lambda route: route.abort())
+        page = context.new_page()
+        page.goto(url, wait_until="load")
+        page.wait_for_function(f"({MARK.format('kv:figure-ready')}) !== null")
+        out["figure_without"].append(page.evaluate(MARK.format("kv:figure-ready")))
+        context.close()
+    return out
+
+
+def report_python(t):
+    print(f"Python, {len(t['python'])} more cold loads ({RUNS} warm runs each); baseline: the figure, same loads")
+    median = statistics.median
+    row("navigation -> figure ready, median", median(t["figure_without"]), median(t["figure"]),
+        "ms (baseline: editors blocked, no Python)")  # fmt: skip
+    row("navigation -> Python ready, median", median(t["figure"]), median(t["python"]), "ms")
+    row("Run (warm) -> figure updated, median", median(t["figure"]), median(t["run"]), "ms (target <= 150)")
+    row("Run (warm) -> figure updated, p95", None, percentile(t["run"], 95), "ms")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=5, help="cold loads to take the median of (default 5)")
@@ -176,10 +217,13 @@ def main(argv=None):
                 if n == args.loads - 1:
                     empty = frames(page, play=False)
                 context.close()
+            timings = python_loads(browser, f"{base}/{page_path}", args.loads) if has_python else None
             browser.close()
     finally:
         server.shutdown()
     report(what, args.loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls)
+    if timings:
+        report_python(timings)
 
 
 def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls):
