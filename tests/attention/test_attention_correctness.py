@@ -33,10 +33,12 @@ def test_float32_matches_fp64(bh, n, n_kv, d, Br, Bc, causal, data):
     q, k, v = qkv(bh, n, d, n_kv, seed=data.draw(st.integers(0, 2**16)))
     n_splits = data.draw(st.integers(1, -(-n_kv // Bc)))
     o_ref, lse_ref = reference(q, k, v, causal=causal)
+    # tiny shapes can make the output cancel to near zero: measure against the magnitude before cancellation
+    magnitude = np.abs(reference(q, k, np.abs(v), causal=causal)[0]).max() or 1.0
     for name in NAMES:
         r = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits)
         assert r.o.dtype == np.float32 and r.o.shape == q.shape
-        assert rel_err(r.o, o_ref) <= FLOAT32_TOL, name
+        assert rel_err(r.o, o_ref, magnitude) <= FLOAT32_TOL, name
         if name in WITH_LSE:
             finite = np.isfinite(lse_ref)
             assert np.array_equal(np.isneginf(r.lse), ~finite), name
