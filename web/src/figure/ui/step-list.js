@@ -16,9 +16,9 @@ export class StepList {
       'div',
       { class: 'kv-steps-bar' },
       this.grip,
-      h('button', { class: 'kv-prev', type: 'button', 'aria-label': 'Previous step', onclick: () => player.prev() }, '◀︎'),
+      h('button', { class: 'kv-prev', type: 'button', 'aria-label': 'Previous step', onclick: () => player.prev() }, '←'),
       this.playButton,
-      h('button', { class: 'kv-next', type: 'button', 'aria-label': 'Next step', onclick: () => player.next() }, '▶︎'),
+      h('button', { class: 'kv-next', type: 'button', 'aria-label': 'Next step', onclick: () => player.next() }, '→'),
       this.count,
     );
     this.buttons = steps.map((step, k) => h('button', { type: 'button', 'data-goto': k, onclick: () => player.goTo(k) }, step.label));
