@@ -337,6 +337,7 @@ def test_edits_survive_reload_and_reset_restores_the_page_code(page, site):
 
 
 def test_editing_keys_indent_and_undo(page, site):
+    """CodeMirror's commands: Enter indents, undo takes back the typing since it (one group), Tab / Shift-Tab."""
     open_page(page, site)
     set_code(page, 0, "")
     editor(page, 0).locator(".cm-content").click()
@@ -345,8 +346,26 @@ def test_editing_keys_indent_and_undo(page, site):
     page.keyboard.type("return 1")
     assert code_of(page, 0) == "def f():\n    return 1"
     page.keyboard.press("Control+z")
-    assert code_of(page, 0) == "def f():\n    "
+    assert code_of(page, 0) == "def f():"
     page.keyboard.press("Control+Shift+KeyZ")
     assert code_of(page, 0) == "def f():\n    return 1"
     page.keyboard.press("Shift+Tab")
     assert code_of(page, 0) == "def f():\nreturn 1"
+    page.keyboard.press("Tab")
+    assert code_of(page, 0) == "def f():\n    return 1"
+
+
+def test_brackets_close_and_escape_then_tab_leaves(page, site):
+    open_page(page, site)
+    set_code(page, 0, "")
+    content = editor(page, 0).locator(".cm-content")
+    content.click()
+    page.keyboard.type("f(x")
+    assert code_of(page, 0) == "f(x)"
+    page.keyboard.type(")")  # types over the closing bracket
+    assert code_of(page, 0) == "f(x)"
+    assert "Escape then Tab" in content.get_attribute("aria-description")
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    assert code_of(page, 0) == "f(x)"
+    assert not content.evaluate("el => el.contains(document.activeElement)")

@@ -13,7 +13,7 @@ import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from '
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { python } from '@codemirror/lang-python';
 import { buildChrome } from './chrome.js';
-import { editing, editingKeys } from './commands.js';
+import { editing } from './commands.js';
 import { clearEdit, loadEdit, saveEdit } from './store.js';
 import { highlight, theme } from './theme.js';
 
@@ -52,7 +52,6 @@ export function mountEditor(page, spec, actions, limit) {
         lintGutter(),
         editing,
         Prec.highest(keymap.of(runKeys)),
-        keymap.of(editingKeys),
         theme,
         EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}` }),
         EditorView.updateListener.of((update) => {
