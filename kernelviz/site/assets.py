@@ -31,9 +31,11 @@ def check_runtime(web_dist):
         raise BuildError(f"the browser runtime in {web_dist} is incomplete (no {', '.join(missing)}); {SETUP}")
 
 
-def stylesheets(web_dist):
-    """The runtime's entry stylesheets (dist/NAME.css), which every page links."""
-    return sorted(p.name for p in Path(web_dist).glob("*.css"))
+def stylesheets(web_dist, scripts=()):
+    """The runtime's stylesheets a page links: main.css (the runtime every page loads), then NAME.css for each entry
+    NAME in `scripts` (the page's front matter) that has one. Not editors.css: editors.js links it when it loads."""
+    names = dict.fromkeys(["main", *scripts])
+    return [f"{name}.css" for name in names if (Path(web_dist) / f"{name}.css").is_file()]
 
 
 def scripts(web_dist):

@@ -74,8 +74,10 @@ def build(pages_dir="pages", out="site", *, strict=False, web_dist=WEB_DIST, log
         typeset = typeset[len(formulas) :]
 
     # render, write beside `out` with the assets, check the links
-    stylesheets = assets.stylesheets(web_dist)
-    html = {page.output: render.page_html(page, md, context, stylesheets) for page in site}
+    html = {
+        page.output: render.page_html(page, md, context, assets.stylesheets(web_dist, page.meta.get("scripts", [])))
+        for page in site
+    }
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(staging, ignore_errors=True)

@@ -21,12 +21,16 @@ __global__ void k(float* x) {
 
 @pytest.fixture(scope="session")
 def fake_dist(tmp_path_factory):
-    """A stand-in for web/dist: the files a site needs, and an `explorer` entry."""
+    """A stand-in for web/dist: the files a site needs, an `explorer` entry with its CSS, and the editors' bundle
+    (editors.js links its own editors.css)."""
     dist = tmp_path_factory.mktemp("dist")
     for name, text in {
         "main.js": "export {};\n",
         "main.css": ".kv-figure{}\n",
         "explorer.js": "export {};\n",
+        "explorer.css": ".kvx{}\n",
+        "editors.js": "export {};\n",
+        "editors.css": ".kv-editor-bar{}\n",
         "katex/katex.min.css": ".katex{}\n",
         "chunks/c-1.js": "export {};\n",
     }.items():

@@ -15,6 +15,11 @@ def page(body, front="title: A page"):
     return f"---\n{front}\n---\n{body}"
 
 
+def stylesheets(text):
+    """The hrefs of the stylesheets a page links, in order."""
+    return re.findall(r'<link rel="stylesheet" href="([^"]+)">', text)
+
+
 def text_of(fragment):
     """The text content of an HTML fragment (tags dropped, entities decoded)."""
     return html.unescape(re.sub(r"<[^>]+>", "", fragment))
@@ -28,8 +33,7 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<main class="kv-page" data-canvas-side="">' in text
     assert '<article class="kv-prose">' in text and "<em>prose</em>" in text
     assert '<script type="module" src="assets/main.js"></script>' in text
-    for sheet in ("assets/site.css", "assets/main.css", "assets/katex/katex.min.css"):
-        assert f'href="{sheet}"' in text
+    assert stylesheets(text) == ["assets/katex/katex.min.css", "assets/site.css", "assets/main.css"]
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
 
 
@@ -206,8 +210,20 @@ def test_front_matter_scripts_load_entry_bundles_and_unknown_ones_warn(build_sit
     result, out = build_site({"s.md": source})
     text = (out / "s.html").read_text()
     assert '<script type="module" src="assets/explorer.js"></script>' in text
+    assert stylesheets(text)[-2:] == ["assets/main.css", "assets/explorer.css"]  # nosuch has no CSS either
     (w,) = result.warnings
     assert w.line == 1 and "assets/nosuch.js" in w.message
+
+
+def test_a_page_links_only_the_css_of_the_entries_it_loads(build_site, figure_md):
+    """explorer.css on the page that loads explorer.js only; editors.css never (editors.js links it itself)."""
+    _, out = build_site(
+        {"plain.md": page("Text.\n"), "fig.md": page(figure_md), "x.md": page("X.\n", "title: X\nscripts: [explorer]")}
+    )
+    for name in ("plain.html", "fig.html"):
+        sheets = stylesheets((out / name).read_text())
+        assert "assets/explorer.css" not in sheets and "assets/editors.css" not in sheets
+    assert "assets/explorer.css" in stylesheets((out / "x.html").read_text())
 
 
 def test_front_matter_errors(build_site):

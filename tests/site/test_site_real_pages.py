@@ -1,5 +1,6 @@
 """Every page in pages/ builds in strict mode, and every editor block on every page runs and draws a valid Scene."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -35,6 +36,21 @@ def test_page_builds_without_a_warning(real_site, path):
 
 def test_the_real_site_builds_in_strict_mode(real_site):
     assert [str(w) for w in real_site.warnings] == []
+
+
+def test_a_page_links_the_css_of_its_own_entries_only(real_site):
+    """The overview page (scripts: [explorer]) links explorer.css; a page without scripts links no entry's CSS
+    but main.css, and none links editors.css (editors.js links it when it loads)."""
+
+    def sheets(slug):
+        text = (real_site.out / f"{slug}.html").read_text()
+        return set(re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', text))
+
+    common = {"katex/katex.min.css", "site.css", "main.css"}
+    assert sheets("overview") == common | {"explorer.css"}
+    assert sheets("online-softmax") == common | {"softmax-panel.css"}
+    assert sheets("index") == common
+    assert sheets("flash-attention-2") == common  # a page with editors
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
