@@ -34,8 +34,8 @@ def _script_json(value):
 def _page_html(name, editors, scene, runtime, styles):
     """A page as the builder writes one: editor blocks, the embedded Scene and editors, the runtime script."""
     blocks = "\n".join(
-        f'<div class="kv-editor" data-editor="{i}" data-title="{e["title"]}"><pre class="kv-code">{_escape(e["code"])}'
-        "</pre></div>"
+        f'<div class="kv-editor" data-editor="{i}" data-title="{e["title"]}"><pre class="kv-code" tabindex="0" '
+        f'role="region" aria-label="Python editor: {e["title"]}">{_escape(e["code"])}</pre></div>'
         for i, e in enumerate(editors)
     )
     if runtime:
@@ -353,6 +353,20 @@ def test_editing_keys_indent_and_undo(page, site):
     assert code_of(page, 0) == "def f():\nreturn 1"
     page.keyboard.press("Tab")
     assert code_of(page, 0) == "def f():\n    return 1"
+
+
+def test_reaching_the_code_by_keyboard_loads_the_editors_and_gives_one_the_focus(page, site):
+    """With the idle load held off, Tab to the first block's code loads the editors; its editor takes the focus."""
+    if not site["runtime"]:
+        pytest.skip("no runtime (main.js) to load the editors on focus")
+    page.add_init_script("window.requestIdleCallback = () => 0;")  # the browser never idles: only reaching loads
+    page.goto(f"{site['url']}/fa2.html")
+    page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    assert page.evaluate("window.kernelvizEditors === undefined")
+    page.keyboard.press("Tab")  # the first focusable element: the first block's code
+    assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "Python editor: Editor 1"
+    page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 0")
+    assert editor(page, 0).locator(".cm-content").evaluate("el => el === document.activeElement")
 
 
 def test_brackets_close_and_escape_then_tab_leaves(page, site):

@@ -52,9 +52,17 @@ def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, vali
     # first_line is the line of the page where the code starts
     assert editors[0]["first_line"] == line(source, "import json")
     assert editors[1]["first_line"] == line(source, "pie.show_canvas")
-    blocks = re.findall(r'<div class="kv-editor" data-editor="(\d)" data-title="([^"]*)"><pre class="kv-code">', text)
-    assert blocks == [("0", "Helpers"), ("1", "Kernel")]
+    blocks = re.findall(r'<div class="kv-editor" data-editor="(\d)" data-title="([^"]*)"><pre ([^>]*)>', text)
+    assert [(i, title) for i, title, _ in blocks] == [("0", "Helpers"), ("1", "Kernel")]
+    # the code is focusable and named, so a keyboard reader can reach it (and load the editors)
+    expected = 'class="kv-code" tabindex="0" role="region" aria-label="Python editor: {}"'
+    assert [pre for _, _, pre in blocks] == [expected.format("Helpers"), expected.format("Kernel")]
     assert result.warnings == []
+
+
+def test_an_editor_label_escapes_its_title(build_site):
+    _, out = build_site({"t.md": page('```pie title="Q & K <tiles>"\nx = 1\n```\n')})
+    assert 'aria-label="Python editor: Q &amp; K &lt;tiles&gt;"' in (out / "t.html").read_text()
 
 
 def test_an_editor_error_is_a_warning_at_its_line_of_the_page(build_site, line):

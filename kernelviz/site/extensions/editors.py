@@ -3,10 +3,13 @@
 The page's editors run in page order through ``kernelviz.runner`` (at build time in CPython, and again in the
 browser when the reader edits them). Each renders as
 
-    <div class="kv-editor" data-editor="I" data-title="…"><pre class="kv-code">highlighted code</pre></div>
+    <div class="kv-editor" data-editor="I" data-title="…">
+      <pre class="kv-code" tabindex="0" role="region" aria-label="Python editor: …">highlighted code</pre></div>
 
-and the page lists them as JSON in ``#kv-editors``: ``[{"title", "code", "first_line"}]``, `first_line` being the line
-of the page file where the code starts, so errors point into the page.
+(on one line). The <pre> is focusable, so a keyboard reader reaching it loads the editors at once as a click does
+(main.js listens for focusin); the editor that replaces it takes the focus. The page lists them as JSON in
+``#kv-editors``: ``[{"title", "code", "first_line"}]``, `first_line` being the line of the page file where the code
+starts, so errors point into the page.
 """
 
 from dataclasses import dataclass
@@ -43,8 +46,10 @@ def _collect(state):
         title = attrs.get("title") or f"Editor {len(editors) + 1}"
         editor = Editor(len(editors), title, token.content, token.map[0] + 2)
         editors.append(editor)
+        escaped = escapeHtml(editor.title)
         token.meta["html"] = (
-            f'<div class="kv-editor" data-editor="{editor.index}" data-title="{escapeHtml(editor.title)}">'
-            f'<pre class="kv-code">{highlight.python(editor.code)}</pre></div>\n'
+            f'<div class="kv-editor" data-editor="{editor.index}" data-title="{escaped}">'
+            f'<pre class="kv-code" tabindex="0" role="region" aria-label="Python editor: {escaped}">'
+            f"{highlight.python(editor.code)}</pre></div>\n"
         )
     state.env["editors"] = editors

@@ -64,8 +64,10 @@ export function mountEditor(page, spec, actions, limit) {
     }),
   });
   const shown = element.querySelector('pre');
+  const hadFocus = Boolean(shown?.contains(document.activeElement)); // a keyboard reader reached the code first
   if (shown) shown.replaceWith(view.dom);
   else element.querySelector('.kv-editor-output').before(view.dom);
+  if (hadFocus) view.focus();
   element.classList.add('kv-editor-live');
   chrome.setEdited(Boolean(saved) && saved.code !== original);
   if (saved && saved.base !== original) {
