@@ -72,17 +72,37 @@ def serve_dir():
         s.shutdown()
 
 
-@pytest.fixture
-def page(browser):
-    """A fresh page whose requests are recorded in `page.requested` (URLs) and console errors in `page.errors`."""
-    context = browser.new_context()
-    pg = context.new_page()
+def recording(pg):
+    """`pg`, recording its requests in `pg.requested` (URLs) and its console errors in `pg.errors`."""
     pg.requested, pg.errors = [], []
     pg.on("request", lambda r: pg.requested.append(r.url))
     pg.on("pageerror", lambda e: pg.errors.append(str(e)))
     pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    yield pg
+    return pg
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh page, in a context of its own, that records its requests and console errors (see `recording`)."""
+    context = browser.new_context()
+    yield recording(context.new_page())
     context.close()
+
+
+@pytest.fixture(scope="module")
+def shared_context(browser):
+    """One browser context for a test module: Pyodide is fetched and compiled once, then comes from its caches."""
+    context = browser.new_context()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def shared_page(shared_context):
+    """A fresh recording page in the module's shared context."""
+    pg = recording(shared_context.new_page())
+    yield pg
+    pg.close()
 
 
 @pytest.fixture

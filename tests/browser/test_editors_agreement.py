@@ -25,24 +25,10 @@ def built(tmp_path_factory, serve_dir):
     return out, serve_dir(out)
 
 
-@pytest.fixture(scope="module")
-def context(browser):
-    """One browser context for every page: Pyodide is fetched and compiled once, then comes from its caches."""
-    ctx = browser.new_context()
-    yield ctx
-    ctx.close()
-
-
 @pytest.fixture
-def tab(context):
-    """A page in the shared context that records requests and errors, as the `page` fixture does."""
-    pg = context.new_page()
-    pg.requested, pg.errors = [], []
-    pg.on("request", lambda r: pg.requested.append(r.url))
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    yield pg
-    pg.close()
+def tab(shared_page):
+    """A recording page in the module's shared context, so Pyodide is fetched and compiled once for every page."""
+    return shared_page
 
 
 def embedded_scene(path):

@@ -87,27 +87,13 @@ def site(tmp_path_factory, seeds_dir, serve_dir):
     return {"url": serve_dir(path), "scenes": scenes, "helpers": helpers, "kernel": kernel, "runtime": runtime}
 
 
-@pytest.fixture(scope="module")
-def context(browser):
-    """One browser context for the module: Pyodide is fetched and compiled once, then comes from its caches."""
-    ctx = browser.new_context()
-    yield ctx
-    ctx.close()
-
-
 @pytest.fixture
-def page(context):
-    """A fresh page that records requests and errors (as conftest's `page`); the reader's edits and time limit are
-    cleared after each test, so every test starts from the page's code."""
-    pg = context.new_page()
-    pg.requested, pg.errors = [], []
-    pg.on("request", lambda r: pg.requested.append(r.url))
-    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
-    pg.on("console", lambda m: pg.errors.append(m.text) if m.type == "error" else None)
-    yield pg
-    if pg.url.startswith("http"):
-        pg.evaluate("localStorage.clear()")
-    pg.close()
+def page(shared_page):
+    """A recording page in the module's shared context (Pyodide compiled once); the reader's edits and time limit
+    are cleared after each test, so every test starts from the page's code."""
+    yield shared_page
+    if shared_page.url.startswith("http"):
+        shared_page.evaluate("localStorage.clear()")
 
 
 def open_page(page, site, name="fa2"):

@@ -70,13 +70,18 @@ export class Python {
 
   // Python died during a run: say so, and start a fresh one (its loading worked, so it will again).
   #crash(message) {
+    this.#restart(() => ({ failed: `Python crashed (${message}); a fresh one is starting` }));
+  }
+
+  // End the worker and start a fresh one; the run in progress, if any, resolves to outcome(pending).
+  #restart(outcome) {
     const pending = this.#pending;
     this.#pending = null;
     this.#worker?.terminate();
     this.#worker = null;
     if (pending) {
       clearTimeout(pending.timer);
-      pending.resolve({ failed: `Python crashed (${message}); a fresh one is starting` });
+      pending.resolve(outcome(pending));
     }
     this.#start();
   }
@@ -101,15 +106,9 @@ export class Python {
 
   /** Stop the run in progress (if any) now, and start a fresh Python. `reason`: 'stop' or 'limit'. */
   stop(reason = 'stop') {
-    const pending = this.#pending;
-    this.#pending = null;
-    this.#worker?.terminate();
-    this.#worker = null;
-    if (pending) {
-      clearTimeout(pending.timer);
+    this.#restart((pending) => {
       const seconds = pending.started ? (performance.now() - pending.started) / 1000 : 0;
-      pending.resolve({ stopped: { reason, seconds } });
-    }
-    this.#start();
+      return { stopped: { reason, seconds } };
+    });
   }
 }
