@@ -41,10 +41,12 @@ EMPTY = "<!doctype html><html><head><meta charset='utf-8'><link rel='icon' href=
 EMPTY += "<body><p>empty</p></body></html>"
 PLAYED = range(3, 10)
 
-COLLECT_FRAMES = """() => { window.__frames = []; window.__collect = true;
-  const tick = (t) => { window.__frames.push(t); if (window.__collect) requestAnimationFrame(tick); };
+# Each collection is a generation of its own, so a loop left from the one before cannot add a second timestamp
+# to every frame (which would halve the intervals).
+COLLECT_FRAMES = """() => { window.__frames = []; const gen = (window.__gen = (window.__gen || 0) + 1);
+  const tick = (t) => { if (window.__gen !== gen) return; window.__frames.push(t); requestAnimationFrame(tick); };
   requestAnimationFrame(tick); }"""
-STOP_FRAMES = """() => { window.__collect = false; const f = window.__frames;
+STOP_FRAMES = """() => { window.__gen += 1; const f = window.__frames;
   return f.slice(1).map((t, i) => t - f[i]); }"""
 MARK = "performance.getEntriesByName('{}')[0]?.startTime ?? null"
 PYTHON_READY_S = 120
