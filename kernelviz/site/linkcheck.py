@@ -9,7 +9,8 @@ from html import unescape
 from pathlib import PurePosixPath
 from urllib.parse import unquote, urlsplit
 
-EXTERNAL = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*:|//)")
+from .extensions.links import EXTERNAL
+
 TAG = re.compile(r"<[a-zA-Z][^>]*>")  # the builder's HTML quotes every attribute and escapes > in values
 ATTR = re.compile(r"""\s(id|href|src)\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 
