@@ -38,11 +38,6 @@ def stylesheets(web_dist, scripts=()):
     return [f"{name}.css" for name in names if (Path(web_dist) / f"{name}.css").is_file()]
 
 
-def scripts(web_dist):
-    """The entry bundles a page may load through its `scripts` front matter."""
-    return {p.stem for p in Path(web_dist).glob("*.js")}
-
-
 def copy(web_dist, assets):
     """Fill `assets` (a new folder): the runtime, site.css and the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
