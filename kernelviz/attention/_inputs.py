@@ -109,12 +109,18 @@ def scores(qi, kj, scale, rows, cols, n, n_kv, causal):
     return s
 
 
+def safe_max(m):
+    """The running max m with -inf (a row that has seen only masked scores) replaced by 0, so that exp(x - m) is 0
+    for a masked x = -inf, not nan."""
+    return np.where(np.isneginf(m), np.float32(0), m)
+
+
 def absorb(m_i, l_i, acc, s, vj):
     """One online-softmax step: fold the scores s (B, Br, Bc) and values vj (B, Bc, d) into the running max m_i,
     the running sum l_i (B, Br) and the unnormalized output acc (B, Br, d). Rows that have seen only masked keys
     keep m = -inf, l = 0, acc = 0."""
     m_new = np.maximum(m_i, s.max(-1))
-    m_safe = np.where(np.isneginf(m_new), np.float32(0), m_new)  # exp(-inf - 0) = 0 instead of nan
+    m_safe = safe_max(m_new)
     alpha = np.exp(m_i - m_safe)
     p = np.exp(s - m_safe[..., None])
     l_new = alpha * l_i + p.sum(-1)

@@ -18,7 +18,17 @@ A split whose tiles are all masked for a block still writes m = -inf, l = 0, O =
 
 import numpy as np
 
-from ._inputs import STAT_BYTES, AttentionResult, absorb, check_qkv, positive_int, scores, tiles, visible_tiles
+from ._inputs import (
+    STAT_BYTES,
+    AttentionResult,
+    absorb,
+    check_qkv,
+    positive_int,
+    safe_max,
+    scores,
+    tiles,
+    visible_tiles,
+)
 from .ledger import Ledger
 
 
@@ -84,7 +94,7 @@ def flash_decoding(
             for sp in range(n_splits):
                 ledger.read(name, (sp, i), rows * (d if name == "O_partial" else 1) * STAT_BYTES, step=step, **at)
         m_g = m_part.max(0)
-        w = np.exp(m_part - np.where(np.isneginf(m_g), np.float32(0), m_g))  # exp(m_s - m_g); 0 for empty splits
+        w = np.exp(m_part - safe_max(m_g))  # exp(m_s - m_g); 0 for empty splits
         l_g = (w * l_part).sum(0)
         acc = (w[..., None] * O_part).sum(0)
         o[:, r0:r1] = (acc / np.where(l_g == 0, np.float32(1), l_g)[..., None]).astype(dt)

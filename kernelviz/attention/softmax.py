@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._inputs import positive_int, tiles
+from ._inputs import positive_int, safe_max, tiles
 from .ledger import Ledger
 
 F32 = np.float32
@@ -91,7 +91,7 @@ def safe_softmax(x, b=4):
         if p == 0:
             st["m"] = np.maximum(st["m"], xj.max(-1))
         else:
-            st["d"] += np.exp(xj - _safe(st["m"])[:, None]).sum(-1)
+            st["d"] += np.exp(xj - safe_max(st["m"])[:, None]).sum(-1)
 
     return _passes(x, b, "safe", 2, stats)
 
@@ -102,7 +102,7 @@ def online_softmax(x, b=4):
 
     def stats(p, xj, st):
         m_new = np.maximum(st["m"], xj.max(-1))
-        st["d"] = st["d"] * np.exp(st["m"] - _safe(m_new)) + np.exp(xj - _safe(m_new)[:, None]).sum(-1)
+        st["d"] = st["d"] * np.exp(st["m"] - safe_max(m_new)) + np.exp(xj - safe_max(m_new)[:, None]).sum(-1)
         st["m"] = m_new
 
     return _passes(x, b, "online", 1, stats)
@@ -124,15 +124,10 @@ def online_softmax_output(x, v, b=4):
         ledger.read("x", j, rows * (c1 - c0) * 4, step=j, kernel="online-output", block=0, heads=1)
         ledger.read("V", j, (c1 - c0) * dv * 4, step=j, kernel="online-output", block=0, heads=1)
         m_new = np.maximum(m, x[:, c0:c1].max(-1))
-        e = np.exp(x[:, c0:c1] - _safe(m_new)[:, None])
-        d_new = d * np.exp(m - _safe(m_new)) + e.sum(-1)
+        e = np.exp(x[:, c0:c1] - safe_max(m_new)[:, None])
+        d_new = d * np.exp(m - safe_max(m_new)) + e.sum(-1)
         d_div = np.where(d_new == 0, F32(1), d_new)
-        o = o * (d * np.exp(m - _safe(m_new)) / d_div)[:, None] + (e / d_div[:, None]) @ v[c0:c1]
+        o = o * (d * np.exp(m - safe_max(m_new)) / d_div)[:, None] + (e / d_div[:, None]) @ v[c0:c1]
         m, d = m_new, d_new
     ledger.write("o", 0, rows * dv * 4, step=len(parts), kernel="online-output", block=0, heads=1)
     return SoftmaxResult(o, ledger)
-
-
-def _safe(m):
-    """m with -inf (a row of masked scores so far) replaced by 0, so that exp(-inf - m) is 0, not nan."""
-    return np.where(np.isneginf(m), F32(0), m)

@@ -13,7 +13,7 @@ HBM traffic: Q and O once; K and V once per block of Q rows; S written and read 
 
 import numpy as np
 
-from ._inputs import AttentionResult, check_qkv, positive_int, scores, tiles
+from ._inputs import AttentionResult, check_qkv, positive_int, safe_max, scores, tiles
 from .ledger import Ledger
 
 KERNELS = ("scores", "softmax", "output")
@@ -54,7 +54,7 @@ def standard_attention(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", 
             ledger.read("S", (i, j), (r1 - r0) * (c1 - c0) * s, step=j, **at)
         Si = S[:, r0:r1].astype(np.float32)
         m_i = Si.max(-1, keepdims=True)
-        e = np.exp(Si - np.where(np.isneginf(m_i), np.float32(0), m_i))
+        e = np.exp(Si - safe_max(m_i))
         l_i = e.sum(-1, keepdims=True)
         P[:, r0:r1] = (e / np.where(l_i == 0, np.float32(1), l_i)).astype(dt)
         for j, (c0, c1) in enumerate(kv_tiles):
