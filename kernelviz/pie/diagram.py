@@ -62,9 +62,13 @@ def parse_items(func, items_json):
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise TypeError(f"pie.{func}: item {i} must be an object, got {item!r}")
-        out.append({key: field_value(func, f"item {i}", key, item.get(key, d)) for key, d in ITEM_DEFAULTS.items()})
+        where = f"item {i}"
+        out.append(
+            {key: field_value(func, where, key, item[key]) if key in item else d for key, d in ITEM_DEFAULTS.items()}
+        )
         for key in item:
-            field_value(func, f"item {i}", key, item[key])
+            if key not in ITEM_DEFAULTS:
+                field_value(func, where, key, item[key])  # raises: an unknown field
     return out
 
 
