@@ -10,7 +10,8 @@ from .scene import CURRENT, Node
 _COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
 
 
-def _is_number(x):
+def is_number(x):
+    """A finite int or float (not a bool)."""
     return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
@@ -26,10 +27,10 @@ def number(func, arg, value, minimum=None):
     """A finite number, or a scalar node holding one: its Scene value."""
     if isinstance(value, Node):
         ref = _node(func, arg, value, "scalar")
-        if not _is_number(CURRENT.lookup(value)["value"]):
+        if not is_number(CURRENT.lookup(value)["value"]):
             raise TypeError(f"pie.{func}: {arg} must be a scalar node holding a number, got {value!r}")
         return ref
-    if not _is_number(value):
+    if not is_number(value):
         raise TypeError(f"pie.{func}: {arg} must be a number or a scalar node, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"pie.{func}: {arg} must be at least {minimum}, got {value!r}")

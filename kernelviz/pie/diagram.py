@@ -6,7 +6,6 @@ label's size in pixels; ``wrap`` > 0 wraps the label at that many canvas units; 
 """
 
 import json
-import math
 
 from . import checks
 from .scene import CURRENT, Node
@@ -33,8 +32,7 @@ def field_value(func, where, key, value):
         raise ValueError(f"pie.{func}: {where} has an unknown field {key!r}; the fields are {', '.join(ITEM_DEFAULTS)}")
     arg = f"{where}.{key}"
     if key in NUMBERS:
-        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-        if not ok or (key in ("font", "wrap") and value < 0):
+        if not checks.is_number(value) or (key in ("font", "wrap") and value < 0):
             raise TypeError(
                 f"pie.{func}: {arg} must be a finite number{' >= 0' if key in ('font', 'wrap') else ''}, got {value!r}"
             )
