@@ -4,7 +4,7 @@
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
 // changed, reusing elements, so a frame of an animation costs what moves in it.
 import { setLabel } from './label.js';
-import { el, px, set } from './svg.js';
+import { el, px, set, setBox } from './svg.js';
 
 function show(node, visible) {
   set(node, 'display', visible ? null : 'none');
@@ -52,10 +52,7 @@ export class DiagramView {
     }
     if (isBox) {
       const rect = this.shape(part, 'rect');
-      set(rect, 'x', px(Math.min(it.x, it.x + it.w) * unit));
-      set(rect, 'y', px(-Math.max(it.y, it.y + it.h) * unit));
-      set(rect, 'width', px(Math.abs(it.w) * unit));
-      set(rect, 'height', px(Math.abs(it.h) * unit));
+      setBox(rect, it.x, it.y, it.w, it.h, unit);
       set(rect, 'fill', it.fill);
       set(rect, 'stroke', it.stroke);
       show(rect, it.fill !== 'none' || it.stroke !== 'none');

@@ -3,7 +3,7 @@
 // refers to it follows. A visible point can be dragged: `onDrag(id, x, y)` gets its new place in canvas units.
 import { num, pos, text } from '../values.js';
 import { setLabel } from './label.js';
-import { el, px, set } from './svg.js';
+import { el, px, set, setBox } from './svg.js';
 
 function textView(node, parent, family) {
   const label = el('text', { class: 'kv-text' }, parent);
@@ -21,12 +21,7 @@ function rectangleView(node, parent) {
   return {
     update(byId, unit) {
       const [x, y] = pos(node.corner, byId);
-      const w = num(node.w, byId);
-      const h = num(node.h, byId);
-      set(rect, 'x', px(Math.min(x, x + w) * unit));
-      set(rect, 'y', px(-Math.max(y, y + h) * unit));
-      set(rect, 'width', px(Math.abs(w) * unit));
-      set(rect, 'height', px(Math.abs(h) * unit));
+      setBox(rect, x, y, num(node.w, byId), num(node.h, byId), unit);
       set(rect, 'fill', node.fill);
       set(rect, 'stroke', node.stroke);
     },

@@ -22,3 +22,12 @@ export function set(node, name, value) {
 export function px(v) {
   return Math.round(v * 100) / 100;
 }
+
+/** Place <rect> `rect` on the box with corner (x, y) and sides w, h in canvas units (y up; a side may be negative),
+ * at `unit` px per unit. */
+export function setBox(rect, x, y, w, h, unit) {
+  set(rect, 'x', px(Math.min(x, x + w) * unit));
+  set(rect, 'y', px(-Math.max(y, y + h) * unit));
+  set(rect, 'width', px(Math.abs(w) * unit));
+  set(rect, 'height', px(Math.abs(h) * unit));
+}
