@@ -6,7 +6,7 @@ import { sceneProblem } from './check.js';
 import { Bindings } from './page/bindings.js';
 import { writeStep } from './page/hash.js';
 import { Player } from './player.js';
-import { Canvas, FONT_FAMILY } from './render/canvas.js';
+import { Canvas } from './render/canvas.js';
 import { DiagramView } from './render/diagram.js';
 import { draggable, shapeView } from './render/shapes.js';
 import { Timeline } from './timeline.js';
@@ -29,7 +29,6 @@ export class Figure {
     this.dock = h('div', { class: 'kv-dock' });
     host.append(this.box, this.dock);
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
-    this.family = FONT_FAMILY;
     this.listeners = [];
     this.stillWaiters = [];
     this.model = null;
@@ -89,11 +88,11 @@ export class Figure {
       );
     for (const node of this.model.nodes) {
       if (node.kind === 'diagram') {
-        const view = new DiagramView(this.canvas.layer, node.items.length, this.family);
+        const view = new DiagramView(this.canvas.layer, node.items.length);
         this.diagrams.push({ view, items: node.items });
         if (node.id === bound) this.bound = this.diagrams.at(-1);
       } else {
-        const view = shapeView(node, this.canvas.layer, this.family, drag);
+        const view = shapeView(node, this.canvas.layer, drag);
         if (view) this.views.push(view);
       }
     }

@@ -11,9 +11,8 @@ function show(node, visible) {
 }
 
 export class DiagramView {
-  constructor(parent, count, family) {
+  constructor(parent, count) {
     this.root = el('g', { class: 'kv-diagram' }, parent);
-    this.family = family;
     this.parts = Array.from({ length: count }, (_, i) => ({ g: el('g', { 'data-item': i }, this.root) }));
     this.drawn = [];
     this.unit = null;
@@ -61,7 +60,7 @@ export class DiagramView {
     }
     if (it.label) {
       if (!part.text) part.text = el('text', {}, part.g);
-      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, it.font, it.wrap * unit, this.family);
+      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, it.font, it.wrap * unit);
       set(part.text, 'fill', it.color);
       show(part.text, true);
     } else if (part.text) {

@@ -5,14 +5,14 @@ import { wrapLines } from './wrap.js';
 const LINE_EM = 1.2;
 
 /** Show `label` in the <text> `node` centred at (cx, cy) px; `wrapPx` > 0 wraps it at that width. */
-export function setLabel(node, label, cx, cy, font, wrapPx, family) {
+export function setLabel(node, label, cx, cy, font, wrapPx) {
   set(node, 'x', px(cx));
   set(node, 'y', px(cy));
   set(node, 'font-size', font);
   const key = `${label}|${font}|${wrapPx}`;
   if (node.$text !== key) {
     node.$text = key;
-    const lines = wrapPx > 0 || label.includes('\n') ? wrapLines(label, wrapPx, font, family) : [label];
+    const lines = wrapPx > 0 || label.includes('\n') ? wrapLines(label, wrapPx, font) : [label];
     if (lines.length === 1) {
       node.textContent = lines[0];
     } else {

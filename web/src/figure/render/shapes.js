@@ -1,15 +1,15 @@
 // The basic nodes: text, rectangle and point (a scalar is not drawn; it is a value others refer to). Each view
 // keeps its element and re-reads its node's Values on `update`, so when a point or scalar changes, everything that
-// refers to it follows. A visible point can be dragged: `onDrag(id, x, y)` gets its new place in canvas units.
+// refers to it follows. A visible point is handed to `drag(element, id)`, which makes it draggable (see draggable).
 import { num, pos, text } from '../values.js';
 import { setLabel } from './label.js';
 import { el, px, set, setBox } from './svg.js';
 
-function textView(node, parent, family) {
+function textView(node, parent) {
   const label = el('text', { class: 'kv-text' }, parent);
   return {
     update(byId, unit) {
-      setLabel(label, text(node.label, byId), num(node.x, byId) * unit, -num(node.y, byId) * unit, px(num(node.size, byId)), 0, family);
+      setLabel(label, text(node.label, byId), num(node.x, byId) * unit, -num(node.y, byId) * unit, px(num(node.size, byId)), 0);
       set(label, 'fill', node.fill);
       set(label, 'stroke', node.stroke === node.fill ? null : node.stroke);
     },
@@ -28,7 +28,7 @@ function rectangleView(node, parent) {
   };
 }
 
-function pointView(node, parent, family, drag) {
+function pointView(node, parent, drag) {
   if (node.hidden) return null;
   const dot = el('circle', { class: 'kv-point', r: 6, tabindex: 0, 'aria-label': `point ${node.id}` }, parent);
   drag(dot, node.id);
@@ -44,9 +44,9 @@ const VIEWS = { text: textView, rectangle: rectangleView, point: pointView };
 
 /** A view of `node` drawn into `parent`, or null for nodes that draw nothing here (scalars, hidden points; the
  * diagram and step list have views of their own). */
-export function shapeView(node, parent, family, drag) {
+export function shapeView(node, parent, drag) {
   const make = VIEWS[node.kind];
-  return make ? make(node, parent, family, drag) : null;
+  return make ? make(node, parent, drag) : null;
 }
 
 /** Make `target` draggable: pointer moves call onMove(clientX, clientY); arrow keys nudge by (dx, dy) units. */
