@@ -1,8 +1,10 @@
 """Where compiled kernels are kept: $KERNELVIZ_CACHE, else ~/.cache/kernelviz, under cuda/; files named by the
 hash of everything that went into them, so a second build of the same inputs is a lookup."""
 
+import functools
 import hashlib
 import os
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -22,6 +24,12 @@ def key(*parts):
         h.update(part if isinstance(part, bytes) else str(part).encode())
         h.update(b"\0")
     return h.hexdigest()[:20]
+
+
+@functools.cache  # once per process: cpu.run builds (a cache lookup) on every call
+def version(exe):
+    """What `exe --version` prints (a compiler's version, part of every key of what it built)."""
+    return subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
 
 
 def write_atomic(path, data):

@@ -88,9 +88,8 @@ def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
     source = path.read_text() if source is None else source
     names = instances(kernel, head_dims)
     gencode = [x for arch in archs for x in ("-gencode", f"arch=compute_{arch[3:]},code={arch}")]
-    version = subprocess.run([exe, "--version"], capture_output=True, text=True).stdout
     folder = cache.folder()
-    log_path = folder / f"nvcc-{kernel}-{cache.key(source, names, gencode, FLAGS, version)}.log"
+    log_path = folder / f"nvcc-{kernel}-{cache.key(source, names, gencode, FLAGS, cache.version(exe))}.log"
     if not log_path.exists():
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             unit = Path(tmp) / f"{kernel}.cu"

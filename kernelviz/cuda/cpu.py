@@ -42,8 +42,7 @@ def build(kernel, configs, source=None):
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     configs = " ".join(f"C({br},{bc},{d})" for br, bc, d in sorted(set(configs)))
     shim, harness = (HERE / "shim.h").read_text(), (HERE / "harness.cpp").read_text()
-    version = subprocess.run([gxx, "--version"], capture_output=True, text=True).stdout
-    digest = cache.key(kernel, source, configs, shim, harness, FLAGS, version)
+    digest = cache.key(kernel, source, configs, shim, harness, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
     if exe.exists():
