@@ -1,5 +1,5 @@
 """Check the kernels against attention/'s float64 reference, on the GPU when there is one, else through the CPU
-shim, and tabulate what ptxas says about them.
+shim, and tabulate the results (what ptxas says about them is compile.py's table).
 
 The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed
 from the same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|).
