@@ -138,7 +138,7 @@ export class Figure {
     if (this.canvas) this.canvas.layout(this.settings(), ...(this.size || FALLBACK_SIZE));
   }
 
-  /** Draw every node from the model (after a setting or a point changed). */
+  /** Lay out the canvas and draw every node from the model (after a setting or a point changed). */
   redraw() {
     const settings = this.settings();
     this.canvas.layout(settings, ...(this.size || FALLBACK_SIZE));
@@ -153,7 +153,6 @@ export class Figure {
     const current = this.model.settings[name];
     if (isRef(current)) this.byId.get(current.ref).value = value;
     else this.model.settings[name] = value;
-    this.layout();
     this.redraw();
   }
 
