@@ -45,11 +45,8 @@ export class Python {
         this.#pending.timer = setTimeout(() => this.stop('limit'), this.#pending.limitS * 1000);
         this.#setState('running');
       } else if (data.type === 'result' && data.id === this.#pending?.id) {
-        const { resolve, timer, started } = this.#pending;
-        clearTimeout(timer);
-        this.#pending = null;
+        this.#settle(({ started }) => ({ result: data.result, ms: performance.now() - started, pythonMs: data.ms }));
         this.#setState('ready');
-        resolve({ result: data.result, ms: performance.now() - started, pythonMs: data.ms });
       }
     };
     worker.onerror = (event) => {
@@ -57,15 +54,20 @@ export class Python {
     };
   }
 
+  // The run in progress, if any, ends: it resolves to outcome(pending).
+  #settle(outcome) {
+    const pending = this.#pending;
+    this.#pending = null;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    pending.resolve(outcome(pending));
+  }
+
   #fail(message) {
     this.#worker?.terminate();
     this.#worker = null;
+    this.#settle(() => ({ failed: message }));
     this.#setState('failed', message);
-    if (this.#pending) {
-      clearTimeout(this.#pending.timer);
-      this.#pending.resolve({ failed: message });
-      this.#pending = null;
-    }
   }
 
   // Python died during a run: say so, and start a fresh one (its loading worked, so it will again).
@@ -75,14 +77,9 @@ export class Python {
 
   // End the worker and start a fresh one; the run in progress, if any, resolves to outcome(pending).
   #restart(outcome) {
-    const pending = this.#pending;
-    this.#pending = null;
     this.#worker?.terminate();
     this.#worker = null;
-    if (pending) {
-      clearTimeout(pending.timer);
-      pending.resolve(outcome(pending));
-    }
+    this.#settle(outcome);
     this.#start();
   }
 
