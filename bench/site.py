@@ -94,9 +94,12 @@ def percentile(values, p):
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def load(browser, url, ready_js):
-    """A cold load of `url` in a new context: (context, page, ms to `ready_js`, URLs the page and workers fetched)."""
+def load(browser, url, ready_js, block=None):
+    """A cold load of `url` in a new context, requests matching the glob `block` aborted: (context, page, ms to
+    `ready_js`, URLs the page and workers fetched)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    if block:
+        context.route(block, lambda route: route.abort())
     fetched = []
     context.on("request", lambda r: fetched.append(r.url))
     page = context.new_page()
@@ -159,12 +162,8 @@ def python_loads(browser, url, loads):
         page.evaluate(RUN_ALL)  # warm-up: the first run compiles what the later ones reuse
         out["run"] += [page.evaluate(RUN_ALL) for _ in range(RUNS)]
         context.close()
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
-        context.route("**/assets/editors.js", lambda route: route.abort())
-        page = context.new_page()
-        page.goto(url, wait_until="load")
-        page.wait_for_function(f"({MARK.format('kv:figure-ready')}) !== null")
-        out["figure_without"].append(page.evaluate(MARK.format("kv:figure-ready")))
+        context, _page, ms, _fetched = load(browser, url, MARK.format("kv:figure-ready"), block="**/assets/editors.js")
+        out["figure_without"].append(ms)
         context.close()
     return out
 
