@@ -1,5 +1,6 @@
 // Bundles the browser runtime into web/dist, which the site builder copies into every site:
-//   dist/<name>.js        one bundle per web/src/entries/<name>.js (ES modules, minified, code-split chunks)
+//   dist/<name>.js        one bundle per web/src/entries/<name>.js (an ES module, minified, self-contained: no
+//                         shared chunks, so a page or the worker starts with one request per bundle, not two)
 //   dist/katex/           KaTeX's stylesheet and fonts (math is rendered at build time; this styles it)
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
@@ -48,10 +49,8 @@ await build({
   outdir: dist,
   bundle: true,
   format: 'esm',
-  splitting: true,
   minify: true,
   target: ['chrome110', 'firefox115', 'safari16'],
-  chunkNames: 'chunks/[name]-[hash]',
   alias: { 'kernelviz:validate-scene': validator },
   external: ['./pyodide/*'],
   logLevel: 'warning',

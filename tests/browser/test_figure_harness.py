@@ -130,8 +130,6 @@ def build_harness(dest):
     assets.mkdir(parents=True, exist_ok=True)
     for name in ("main.js", "main.css"):
         shutil.copy(DIST / name, assets / name)
-    if (DIST / "chunks").is_dir():
-        shutil.copytree(DIST / "chunks", assets / "chunks", dirs_exist_ok=True)
     (assets / "editors.js").write_text(STUB_EDITORS)
     editors, scene = seed_scene()
     labels = step_labels(scene)
