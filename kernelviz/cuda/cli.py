@@ -1,14 +1,15 @@
 """`kernelviz verify`: run every kernel against attention/'s reference (on the GPU when there is one, else through
-the CPU shim), and with --compile, tabulate what ptxas reports for each kernel and architecture."""
+the CPU shim), and with --compile, tabulate what ptxas reports for each kernel and architecture, as built by nvcc
+and by NVRTC (the GPU launcher's compiler)."""
 
-HELP = "check the CUDA kernels: compile them with nvcc (--compile) and compare their answers with attention/"
+HELP = "check the CUDA kernels: compile them with nvcc and NVRTC (--compile) and compare their answers with attention/"
 
 
 def add_arguments(parser):
     parser.add_argument(
         "--compile",
         action="store_true",
-        help="compile with nvcc for sm_80 and sm_90 and print "
+        help="compile with nvcc and NVRTC for sm_80 and sm_90 and print "
         "registers, shared memory and spills per kernel (no GPU needed)",
     )
     parser.add_argument(
@@ -21,24 +22,30 @@ def add_arguments(parser):
 
 
 def main(args):
-    from . import compile, launch, verify
+    from . import compile, launch, nvrtc, verify
 
     status = 0
     if args.compile:
-        try:
-            found = compile.compile_all()
-        except RuntimeError as e:
-            print(f"error: {e}")
-            return 1
-        for kernel, rows in found.items():
-            print(f"{kernel}.cu\n{compile.table(rows)}\n")
-            if any(r.spill_stores or r.spill_loads for r in rows):
-                print(f"warning: {kernel}.cu spills registers")
+        compilers = [("nvcc", compile.compile_all)]
+        if nvrtc.version():
+            compilers.append(("NVRTC, what the GPU launcher loads", nvrtc.build_all))
+        else:
+            print("NVRTC is not installed (pip install cuda-bindings nvidia-cuda-nvrtc): only nvcc's table\n")
+        for compiler, build in compilers:
+            try:
+                found = build()
+            except RuntimeError as e:
+                print(f"error: {e}")
+                return 1
+            for kernel, rows in found.items():
+                print(f"{kernel}.cu ({compiler})\n{compile.table(rows)}\n")
+                if any(r.spill_stores or r.spill_loads for r in rows):
+                    print(f"warning: {kernel}.cu spills registers ({compiler})")
     if args.no_run:
         return status
     backend = None if args.backend == "auto" else args.backend
     if backend == "gpu" and not launch.available():
-        print("error: no GPU found (the GPU backend needs CuPy and an NVIDIA GPU); use --backend cpu")
+        print("error: no GPU found (the GPU backend needs CuPy, NVRTC and an NVIDIA GPU); use --backend cpu")
         return 1
     try:
         found = verify.checks(backend)

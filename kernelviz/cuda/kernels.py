@@ -11,6 +11,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 FOLDER = Path(__file__).parent
 KERNELS = ("fa1", "fa2", "flash_decoding")
 FILES = {"fa1": "fa1.cu", "fa2": "fa2.cu", "flash_decoding": "flash_decoding.cu"}
@@ -100,3 +102,22 @@ def outputs(kernel, bh, n, d, n_splits=1):
         "l_partial": (bh, n_splits),
         "O": (bh, 1, d),
     }
+
+
+def arguments(kernel, n, scale, causal=False, n_splits=1):
+    """Each launch's arguments, in the order of its __global__ signature: arrays by name ("Q", "K", "V" and the
+    names of `outputs`) and scalars as np.int32 (C int) or np.float32 (C float). The GPU launcher fills the names
+    in with device arrays; the tests check the kinds against the compiled kernels' signatures."""
+    n32, scale32 = np.int32(n), np.float32(scale)
+    if kernel == "fa2":
+        return [("Q", "K", "V", "O", "L", n32, scale32, np.int32(bool(causal)))]
+    if kernel == "fa1":
+        return [("Q", "K", "V", "O", "l", "m", n32, scale32, np.int32(bool(causal)))]
+    if kernel == "flash_decoding":
+        partial = ("O_partial", "m_partial", "l_partial")
+        splits = np.int32(n_splits)
+        return [
+            ("Q", "K", "V", *partial, n32, scale32, splits, np.int32(split_size(n, n_splits))),
+            (*partial, "O", splits),
+        ]
+    raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")

@@ -2,9 +2,10 @@
 
 `run(kernel, q, k, v, ...)` takes the same arguments as cpu.run and returns the same {name: float32 array};
 `prepare` returns a function that only enqueues the launches, for timing.
-NVRTC compiles each .cu once per process (CuPy also caches it on disk); the template instances are named with
-`name_expressions`. Before each launch the host checks the block's shared memory, computed from the tiles, against
-the device's limit and raises kernels.SharedMemoryError if it does not fit.
+The cubin comes from nvrtc.build for the device's architecture (the same compile the tests run without a GPU, cached
+on disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before each launch the host checks
+the block's shared memory, computed from the tiles, against the device's limit and raises kernels.SharedMemoryError
+if it does not fit, and checks that the loaded kernel declares exactly that much.
 
 Inputs may be NumPy arrays (copied to the GPU) or anything CuPy takes without a copy (CuPy arrays, PyTorch CUDA
 tensors, through __cuda_array_interface__).
@@ -13,32 +14,38 @@ tensors, through __cuda_array_interface__).
 import math
 from functools import cache
 
-import numpy as np
-
-from . import kernels
+from . import kernels, nvrtc
 
 
 def available():
-    """Whether CuPy is installed and sees a GPU."""
+    """Whether CuPy and NVRTC are installed and CuPy sees a GPU."""
     try:
         import cupy
 
-        return cupy.cuda.runtime.getDeviceCount() > 0
+        return nvrtc.version() is not None and cupy.cuda.runtime.getDeviceCount() > 0
     except Exception:
         return False
 
 
-@cache
-def _module(kernel, names):
+def architecture():
+    """The current device's architecture as NVRTC names it, e.g. "sm_90"."""
     import cupy
 
-    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
-    return cupy.RawModule(code=source, options=("-std=c++17",), name_expressions=names)
+    return f"sm_{cupy.cuda.Device().compute_capability}"
+
+
+@cache
+def _module(kernel, names, arch):
+    import cupy
+
+    built = nvrtc.build(kernel, names, arch)
+    return cupy.RawModule(path=str(built.cubin)), built.lowered
 
 
 def function(kernel, name, names):
-    """The CuPy kernel for template instance `name` of `kernel`'s file, compiled with the instances `names`."""
-    return _module(kernel, tuple(names)).get_function(name)
+    """The CuPy kernel for template instance `name` of `kernel`'s file, built with the instances `names`."""
+    module, lowered = _module(kernel, tuple(names), architecture())
+    return module.get_function(lowered[name])
 
 
 @cache
@@ -62,7 +69,7 @@ def prepare(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=ke
     if q.shape != expected_q or v.shape != k.shape:
         raise ValueError(f"{kernel}: q {q.shape}, k {k.shape}, v {v.shape}; q must be {expected_q}, v like k")
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit())
-    scale = np.float32(1.0 / math.sqrt(d) if scale is None else scale)
+    scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits)
     out = {name: cupy.empty(shape, dtype=cupy.float32) for name, shape in shapes.items()}
     names = [launch.name for launch in launches]
@@ -73,15 +80,11 @@ def prepare(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=ke
                 f"{launch.name}: compiled with {fn.shared_size_bytes} bytes of shared memory, "
                 f"the host computed {launch.shared_bytes}"
             )
-    n32, causal32 = np.int32(n), np.int32(bool(causal))
-    if kernel == "fa2":
-        args = [(q, k, v, out["O"], out["L"], n32, scale, causal32)]
-    elif kernel == "fa1":
-        args = [(q, k, v, out["O"], out["l"], out["m"], n32, scale, causal32)]
-    else:
-        s = np.int32(kernels.split_size(n, n_splits))
-        partial = (out["O_partial"], out["m_partial"], out["l_partial"])
-        args = [(q, k, v, *partial, n32, scale, np.int32(n_splits), s), (*partial, out["O"], np.int32(n_splits))]
+    arrays = {"Q": q, "K": k, "V": v, **out}
+    args = [
+        tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
+        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits)
+    ]
     calls = [
         (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)
         for launch, fn, a in zip(launches, fns, args, strict=True)

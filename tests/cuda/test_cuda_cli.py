@@ -1,18 +1,21 @@
 """`kernelviz verify`: the compile table and the comparison with attention/."""
 
 import pytest
-from cuda_cases import needs_gxx, needs_nvcc
+from cuda_cases import needs_gxx, needs_nvcc, needs_nvrtc
 
 from kernelviz.cli import main
 
 
 @needs_nvcc
-def test_verify_compile_prints_a_table_per_kernel(capsys):
+@needs_nvrtc
+def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
     assert main(["verify", "--compile", "--no-run"]) == 0
     out = capsys.readouterr().out
-    for name in ("fa1.cu", "fa2.cu", "flash_decoding.cu", "fa2<16, 16, 128>", "fd_combine<64>"):
-        assert name in out
-    assert out.count("sm_80") == out.count("sm_90") == 8  # 2 + 2 + 4 instances
+    for compiler in ("nvcc", "NVRTC, what the GPU launcher loads"):
+        for name in ("fa1.cu", "fa2.cu", "flash_decoding.cu"):
+            assert f"{name} ({compiler})" in out
+    assert "fa2<16, 16, 128>" in out and "fd_combine<64>" in out
+    assert out.count("sm_80") == out.count("sm_90") == 2 * 8  # (2 + 2 + 4 instances) by two compilers
 
 
 @needs_gxx

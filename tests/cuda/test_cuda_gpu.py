@@ -9,7 +9,9 @@ from kernelviz.cuda import cpu, kernels, launch
 
 pytestmark = [
     pytest.mark.gpu,
-    pytest.mark.skipif(not launch.available(), reason="no GPU: needs CuPy (cupy-cuda12x/13x) and an NVIDIA GPU"),
+    pytest.mark.skipif(
+        not launch.available(), reason="no GPU: needs CuPy (cupy-cuda13x), NVRTC (cuda-bindings) and an NVIDIA GPU"
+    ),
 ]
 
 

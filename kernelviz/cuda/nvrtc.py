@@ -1,0 +1,104 @@
+"""Compile the kernels with NVRTC, CUDA's runtime compiler, to a cubin for one architecture: what the GPU launcher
+loads. No GPU is needed, so the tests build on every commit exactly what a GPU would run.
+
+NVRTC comes from PyPI as NVIDIA's `cuda-bindings` (the Python API) and `nvidia-cuda-nvrtc` (the library).
+`build(kernel, names, arch)` compiles the template instances `names` (e.g. ["fa2<32, 32, 64>"]) of one .cu file
+and returns a Build: the cubin's path, each name's lowered (mangled) symbol, and what ptxas reported for each
+instance (compile.Row). Builds are cached by the hash of the source, names, options, architecture and NVRTC's
+version.
+"""
+
+import json
+from dataclasses import dataclass
+from functools import cache as memoize
+from pathlib import Path
+
+from . import cache, compile, kernels
+
+OPTIONS = ("-std=c++17", "--ptxas-options=-v")
+
+
+@dataclass(frozen=True)
+class Build:
+    """One NVRTC compile: `cubin` (a file), {name expression: lowered symbol}, and ptxas's Rows by name."""
+
+    cubin: Path
+    lowered: dict
+    rows: dict
+
+
+def _bindings():
+    from cuda.bindings import nvrtc
+
+    return nvrtc
+
+
+@memoize
+def version():
+    """NVRTC's (major, minor), or None when cuda-bindings or the NVRTC library is missing."""
+    try:
+        err, major, minor = _bindings().nvrtcVersion()
+    except Exception:  # ImportError, or the bindings' error when libnvrtc is not found
+        return None
+    return (major, minor) if err == 0 else None
+
+
+def _check(result, what):
+    err, *values = result
+    if err != 0:
+        raise RuntimeError(f"NVRTC {what} failed: {_bindings().nvrtcGetErrorString(err)[1].decode()}")
+    return values[0] if values else None
+
+
+def _compile(filename, source, names, arch):
+    """(cubin bytes, lowered names, log) from NVRTC; RuntimeError with NVRTC's log when the source fails."""
+    nvrtc = _bindings()
+    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], []), "create")
+    try:
+        for name in names:
+            _check(nvrtc.nvrtcAddNameExpression(prog, name.encode()), f"name expression {name!r}")
+        options = [o.encode() for o in (*OPTIONS, f"--gpu-architecture={arch}")]
+        (err,) = nvrtc.nvrtcCompileProgram(prog, len(options), options)
+        log = b" " * _check(nvrtc.nvrtcGetProgramLogSize(prog), "log size")
+        _check(nvrtc.nvrtcGetProgramLog(prog, log), "log")
+        log = log.rstrip(b"\0 ").decode(errors="replace")
+        if err != 0:
+            raise RuntimeError(f"NVRTC failed on {filename} for {arch}:\n{log[-4000:]}")
+        lowered = {name: _check(nvrtc.nvrtcGetLoweredName(prog, name.encode()), name).decode() for name in names}
+        cubin = b" " * _check(nvrtc.nvrtcGetCUBINSize(prog), "cubin size")
+        _check(nvrtc.nvrtcGetCUBIN(prog, cubin), "cubin")
+        return cubin, lowered, log
+    finally:
+        nvrtc.nvrtcDestroyProgram(prog)
+
+
+def build(kernel, names, arch, source=None):
+    """Compile template instances `names` of `kernel`'s .cu (or `source`, its text) for `arch` ("sm_90") and
+    return the Build. Raises RuntimeError when NVRTC is missing, or with NVRTC's log (file and line of each error)
+    when the compile fails."""
+    found = version()
+    if found is None:
+        raise RuntimeError("NVRTC is not installed: pip install cuda-bindings nvidia-cuda-nvrtc (no GPU needed)")
+    filename = kernels.FILES[kernel]
+    source = (kernels.FOLDER / filename).read_text() if source is None else source
+    names = list(dict.fromkeys(names))
+    stem = cache.folder() / f"nvrtc-{kernel}-{arch}-{cache.key(source, names, OPTIONS, arch, found)}"
+    cubin, meta = stem.with_suffix(".cubin"), stem.with_suffix(".json")
+    if not meta.exists():
+        data, lowered, log = _compile(filename, source, names, arch)
+        cache.write_atomic(cubin, data)
+        cache.write_atomic(meta, json.dumps({"lowered": lowered, "log": log}).encode())
+    saved = json.loads(meta.read_text())
+    rows = {row.kernel: row for row in compile.parse_ptxas(saved["log"])}
+    return Build(cubin, saved["lowered"], rows)
+
+
+def build_all(archs=compile.ARCHS, head_dims=compile.HEAD_DIMS):
+    """{kernel: [Row, ...]}: ptxas's report on NVRTC's build of every kernel's instances (compile.instances) for
+    each of `archs`, sorted as compile.compile_all sorts nvcc's."""
+    found = {}
+    for kernel in kernels.KERNELS:
+        names = compile.instances(kernel, head_dims)
+        rows = [row for arch in archs for row in build(kernel, names, arch).rows.values()]
+        found[kernel] = sorted(rows, key=lambda r: (r.kernel, r.arch))
+    return found
