@@ -6,8 +6,8 @@ import importlib
 import sys
 
 COMMANDS = {
-    "serve": "kernelviz.site.commands",
-    "build": "kernelviz.site.commands",
+    "serve": "kernelviz.commands.serve",
+    "build": "kernelviz.commands.build",
     "run": "kernelviz.commands.run",
     "trace": "kernelviz.attention.cli",
     "verify": "kernelviz.cuda.cli",
@@ -24,18 +24,13 @@ def parser():
     sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         module = _module(name)
-        help_text = module.HELP[name] if isinstance(module.HELP, dict) else module.HELP
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        add = module.add_arguments
-        add(p, name) if isinstance(module.HELP, dict) else add(p)
+        module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
     return top
 
 
 def main(argv=None):
     args = parser().parse_args(argv)
-    module = _module(args.command)
-    status = module.main(args) if not isinstance(module.HELP, dict) else module.main(args, args.command)
-    return status or 0
+    return _module(args.command).main(args) or 0
 
 
 if __name__ == "__main__":

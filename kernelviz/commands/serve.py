@@ -1,0 +1,21 @@
+"""``kernelviz serve``: build the site, serve it, and rebuild it when its sources change."""
+
+from . import build
+
+HELP = "build the site, serve it on 127.0.0.1 and rebuild when pages, CUDA files or the runtime change"
+
+
+def add_arguments(parser):
+    build.add_arguments(parser)
+    parser.add_argument("--host", default="127.0.0.1", help="address to serve on (default: 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default: 8000; 0 picks a free one)")
+
+
+def main(args):
+    from kernelviz.site.build import WEB_DIST
+    from kernelviz.site.serve import serve
+
+    web_dist = args.web_dist or WEB_DIST
+    return serve(
+        args.pages, args.out, host=args.host, port=args.port, log=build.log, strict=args.strict, web_dist=web_dist
+    )
