@@ -84,7 +84,7 @@ def build(kernel, names, arch, source=None):
     names = list(dict.fromkeys(names))
     stem = cache.folder() / f"nvrtc-{kernel}-{arch}-{cache.key(source, names, OPTIONS, arch, found)}"
     cubin, meta = stem.with_suffix(".cubin"), stem.with_suffix(".json")
-    if not meta.exists():
+    if not (meta.exists() and cubin.exists()):
         data, lowered, log = _compile(filename, source, names, arch)
         cache.write_atomic(cubin, data)
         cache.write_atomic(meta, json.dumps({"lowered": lowered, "log": log}).encode())

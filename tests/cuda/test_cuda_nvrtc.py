@@ -89,6 +89,8 @@ def test_a_compile_error_names_the_file_and_line():
 
 def test_builds_are_cached_by_their_inputs():
     first = nvrtc.build("fa2", ["fa2<32, 32, 64>"], "sm_80")
+    written = first.cubin.stat().st_mtime_ns
     assert nvrtc.build("fa2", ["fa2<32, 32, 64>"], "sm_80") == first
+    assert first.cubin.stat().st_mtime_ns == written  # a lookup: nothing was compiled or written again
     source = (kernels.FOLDER / "fa2.cu").read_text() + "\n// changed\n"
     assert nvrtc.build("fa2", ["fa2<32, 32, 64>"], "sm_80", source=source).cubin != first.cubin
