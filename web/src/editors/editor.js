@@ -1,5 +1,9 @@
 // One editor block: a CodeMirror view in place of the page's highlighted <pre>, with Python highlighting, line
 // numbers, the page's theme, and the reader's edits kept in localStorage (restored on load, cleared by Reset).
+// Mounting is paced, so that no step holds the main thread for long: the editor's state is built (CodeMirror parses
+// the start of the code), the rest of the code is parsed a slice at a time, and the view replaces the <pre>, each
+// step at a quiet moment of its own; the view then highlights all of the code from the start, with no parse left
+// for CodeMirror to do in an idle callback of its own.
 import { EditorState, Prec } from '@codemirror/state';
 import {
   drawSelection,
@@ -9,7 +13,7 @@ import {
   keymap,
   lineNumbers,
 } from '@codemirror/view';
-import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting } from '@codemirror/language';
+import { bracketMatching, ensureSyntaxTree, indentOnInput, indentUnit, syntaxHighlighting } from '@codemirror/language';
 import { lintGutter, setDiagnostics } from '@codemirror/lint';
 import { python } from '@codemirror/lang-python';
 import { buildChrome } from './chrome.js';
@@ -17,52 +21,57 @@ import { editing } from './commands.js';
 import { clearEdit, loadEdit, saveEdit } from './store.js';
 import { highlight, theme } from './theme.js';
 
+const PARSE_SLICE_MS = 10; // the parse of the code, per quiet moment
+
 /**
- * Mount editor `spec` ({element, index, title, code, firstLine}) of page `page`. `actions`: {run, runAll, stop,
- * setLimit} (run and runAll receive this editor), `limit`: the time limit shown. Returns the editor's handle.
+ * Mount editor `spec` ({element, index, title, code, firstLine}) of page `page`, a step per `quiet()` (a promise
+ * resolved in a new task at a quiet moment). `actions`: {run, runAll, stop, setLimit} (run and runAll receive this
+ * editor), `limit`: the time limit shown. Resolves to the editor's handle.
  */
-export function mountEditor(page, spec, actions, limit) {
+export async function mountEditor(page, spec, actions, limit, quiet) {
   const { element, index, title, code: original } = spec;
   const saved = loadEdit(page, index);
-  let handle;
-  const chrome = buildChrome(element, title || `Editor ${index + 1}`, limit, {
+  let handle, chrome;
+  const runKeys = [
+    { key: 'Mod-Enter', run: () => (actions.run(handle), true), preventDefault: true },
+    { key: 'Shift-Mod-Enter', run: () => (actions.runAll(handle), true), preventDefault: true },
+  ];
+  let state = EditorState.create({
+    doc: saved ? saved.code : original,
+    extensions: [
+      lineNumbers(),
+      highlightActiveLineGutter(),
+      highlightActiveLine(),
+      drawSelection(),
+      indentOnInput(),
+      bracketMatching(),
+      indentUnit.of('    '),
+      python(),
+      syntaxHighlighting(highlight),
+      lintGutter(),
+      editing,
+      Prec.highest(keymap.of(runKeys)),
+      theme,
+      EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}` }),
+      EditorView.updateListener.of((update) => {
+        if (!update.docChanged) return;
+        const code = update.state.doc.toString();
+        saveEdit(page, index, code, original);
+        chrome.setEdited(code !== original);
+      }),
+    ],
+  });
+  while (!ensureSyntaxTree(state, state.doc.length, PARSE_SLICE_MS)) await quiet();
+  state = state.update({}).state; // the state's syntax tree: all of the code, as just parsed
+  await quiet();
+  chrome = buildChrome(element, title || `Editor ${index + 1}`, limit, {
     run: () => actions.run(handle),
     runAll: () => actions.runAll(handle),
     reset: () => handle.reset(),
     stop: () => actions.stop(),
     setLimit: actions.setLimit,
   });
-  const runKeys = [
-    { key: 'Mod-Enter', run: () => (actions.run(handle), true), preventDefault: true },
-    { key: 'Shift-Mod-Enter', run: () => (actions.runAll(handle), true), preventDefault: true },
-  ];
-  const view = new EditorView({
-    state: EditorState.create({
-      doc: saved ? saved.code : original,
-      extensions: [
-        lineNumbers(),
-        highlightActiveLineGutter(),
-        highlightActiveLine(),
-        drawSelection(),
-        indentOnInput(),
-        bracketMatching(),
-        indentUnit.of('    '),
-        python(),
-        syntaxHighlighting(highlight),
-        lintGutter(),
-        editing,
-        Prec.highest(keymap.of(runKeys)),
-        theme,
-        EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}` }),
-        EditorView.updateListener.of((update) => {
-          if (!update.docChanged) return;
-          const code = update.state.doc.toString();
-          saveEdit(page, index, code, original);
-          chrome.setEdited(code !== original);
-        }),
-      ],
-    }),
-  });
+  const view = new EditorView({ state });
   const shown = element.querySelector('pre');
   const hadFocus = Boolean(shown?.contains(document.activeElement)); // a keyboard reader reached the code first
   if (shown) shown.replaceWith(view.dom);

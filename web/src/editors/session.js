@@ -9,14 +9,24 @@ import { loadLimit, saveLimit } from './store.js';
 
 const STATUS = { loading: 'Python loading…', ready: 'Python ready', running: 'running…', failed: 'Python failed' };
 
-/** Mount the editors of `doc` and start Python in `workerURL`. Returns the page's editor API (see below). */
-export function startEditors(doc, workerURL) {
+/**
+ * Mount the editors of `doc` and start Python in `workerURL`, a step at a time, so that no step holds the main
+ * thread for long: each step of mounting each editor (see editor.js), then Python starting, in a task of its own
+ * once `quiet()` resolves (a promise; by default the next task). Python waits for a quiet moment too: its worker
+ * loading Pyodide while a step animates costs frames on a 2-core machine (a 333 ms frame measured). Resolves to the
+ * page's editor API (see below) once every editor is mounted and Python has started; a Run pressed before then
+ * waits for that.
+ */
+export async function startEditors(doc, workerURL, quiet = nextTask) {
   const page = readPage(doc);
   let limitS = loadLimit();
   let busy = false;
+  let status = STATUS.loading;
+  const editors = [];
+  let python = null;
   const actions = {
     run: (editor) => run(editor.index),
-    runAll: () => run(editors.length - 1),
+    runAll: () => run(null),
     stop: () => python.stop('stop'),
     setLimit(seconds) {
       limitS = seconds;
@@ -24,17 +34,34 @@ export function startEditors(doc, workerURL) {
       for (const e of editors) e.chrome.setLimit(seconds);
     },
   };
-  const editors = page.editors.map((spec) => mountEditor(page.name, spec, actions, limitS));
-  const python = new Python(workerURL, (state, detail) => {
-    const text = state === 'failed' ? `${STATUS.failed}: ${detail}` : STATUS[state];
-    for (const e of editors) e.chrome.setStatus(text);
-  });
+  const started = (async () => {
+    for (const spec of page.editors) {
+      await quiet();
+      const editor = await mountEditor(page.name, spec, actions, limitS, quiet);
+      editor.chrome.setLimit(limitS); // the reader may have changed it while this editor mounted
+      editor.chrome.setStatus(status);
+      editors.push(editor);
+      performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
+    }
+    await quiet();
+    python = new Python(workerURL, (state, detail) => {
+      status = state === 'failed' ? `${STATUS.failed}: ${detail}` : STATUS[state];
+      for (const e of editors) e.chrome.setStatus(status);
+    });
+    performance.mark('kv:python-start');
+  })();
 
-  /** Run editors 0..last. Resolves to what happened: {ok, result?, stopped?, failed?, ms?, figureMs?}. */
+  /** Run editors 0..last (null: all). Resolves to what happened: {ok, result?, stopped?, failed?, ms?, figureMs?}. */
   async function run(last) {
-    if (busy || !editors.length) return { ok: false, failed: busy ? 'a run is already in progress' : 'no editors' };
+    if (busy) return { ok: false, failed: 'a run is already in progress' };
     busy = true;
     const t0 = performance.now();
+    await started;
+    if (!editors.length) {
+      busy = false;
+      return { ok: false, failed: 'no editors' };
+    }
+    last = Math.min(last ?? editors.length - 1, editors.length - 1);
     performance.mark('kv:run-start');
     const target = editors[last];
     for (const e of editors) {
@@ -87,12 +114,15 @@ export function startEditors(doc, workerURL) {
     return { ok: true, figureMs };
   }
 
+  await started;
   return {
     editors,
     python,
     /** Run editor `index` and every one before it. */
     run: (index) => run(index),
-    runAll: () => run(editors.length - 1),
+    runAll: () => run(null),
     stop: () => python.stop('stop'),
   };
 }
+
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));

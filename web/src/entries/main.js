@@ -1,12 +1,15 @@
 // The browser runtime of every page: draws the figure from the Scene embedded at build time (#kv-scene) into
-// #kv-figure, exposes window.kernelviz, and loads the editors (editors.js) once the figure is drawn and the
-// browser is idle with no step animating (starting them costs the main thread frames), or at once when the reader
-// reaches for an editor.
+// #kv-figure, exposes window.kernelviz, and loads the editors (editors.js) once the figure is drawn, at quiet
+// moments (starting them costs the main thread frames): the bundle is fetched and compiled first (modulepreload),
+// then run at a quiet moment, and it mounts its editors one quiet moment each. A quiet moment is a task of its
+// own when no step is animating and the browser is idle; once the reader reaches for an editor (focus or pointer
+// in an editor block), every moment is: the rest loads at once, still a task at a time.
 //
 //   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
+//   window.kernelviz.quiet()                   a promise resolved in a new task at the next quiet moment
 //
 // performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
 import '../figure/figure.css';
@@ -27,12 +30,14 @@ function start() {
   performance.mark('kv:runtime-start');
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
+  const moments = quietMoments(figure);
   window.kernelviz = {
     setScene: (scene) => (figure ? figure.setScene(scene) : false),
     scene: () => (figure ? figure.scene() : null),
     step: () => (figure ? figure.currentStep() : 0),
     goTo: (k) => (figure ? figure.goTo(k) : Promise.resolve(false)),
     onStepChange: (fn) => (figure ? figure.onStepChange(fn) : () => {}),
+    quiet: moments.quiet,
   };
   const scene = figure && embeddedScene();
   if (scene && scene.invalidJson) figure.showError(scene.invalidJson);
@@ -46,28 +51,64 @@ function start() {
   });
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
-    loadEditorsLater(figure);
+    loadEditorsLater(moments);
   });
 }
 
-function loadEditorsLater(figure) {
+const IDLE_TIMEOUT_MS = 3000; // the longest a quiet moment waits for the browser to idle
+
+/**
+ * {quiet, reached} for `figure` (null: none). quiet() resolves in a task of its own when no step animates and
+ * the browser is idle, or, once the reader has reached for an editor (`reached` resolves then), in the next task.
+ */
+function quietMoments(figure) {
+  let hurry = false;
+  const reached = new Promise((resolve) => {
+    const reach = (e) => {
+      if (!e.target.closest?.('.kv-editor')) return;
+      hurry = true;
+      resolve();
+    };
+    document.addEventListener('focusin', reach);
+    document.addEventListener('pointerdown', reach);
+  });
+  const task = () => new Promise((resolve) => setTimeout(resolve, 0));
+  const idle = () =>
+    new Promise((resolve) =>
+      'requestIdleCallback' in window ? requestIdleCallback(resolve, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(resolve, 50),
+    );
+  const quiet = async () => {
+    while (!hurry) {
+      await Promise.race([figure ? figure.still() : null, reached]);
+      await Promise.race([idle(), reached.then(task)]);
+      if (!hurry && !figure?.player?.animating) return;
+    }
+    return task();
+  };
+  return { quiet, reached };
+}
+
+/** Load the editors bundle: fetched and compiled (modulepreload) and then run at quiet moments, or at once on reach. */
+function loadEditorsLater({ quiet, reached }) {
   if (!document.querySelector('.kv-editor')) return;
+  const url = new URL('./editors.js', import.meta.url).href;
   let loading = null;
   const load = () => {
-    loading ||= import(new URL('./editors.js', import.meta.url).href).catch((e) => {
+    loading ||= import(url).catch((e) => {
       console.warn('kernelviz: the editors could not be loaded', e);
     });
     return loading;
   };
-  const reach = (e) => {
-    if (e.target.closest?.('.kv-editor')) load();
-  };
-  document.addEventListener('focusin', reach);
-  document.addEventListener('pointerdown', reach);
-  const idle = (fn) => ('requestIdleCallback' in window ? requestIdleCallback(fn, { timeout: 3000 }) : setTimeout(fn, 1000));
-  const whenStill = () => (figure ? figure.still() : Promise.resolve());
-  const tryLoad = () => whenStill().then(() => idle(() => (figure?.player?.animating ? tryLoad() : load())));
-  tryLoad();
+  reached.then(load);
+  const fetched = new Promise((resolve) => {
+    const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: url });
+    link.onload = link.onerror = resolve; // a failed fetch is the import's to report
+    document.head.append(link);
+  });
+  quiet()
+    .then(() => fetched)
+    .then(quiet)
+    .then(load);
 }
 
 start();
