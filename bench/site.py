@@ -8,10 +8,11 @@ new browser context (cold cache):
 - ready: navigation start to the runtime's performance mark `kv:figure-ready` (figure drawn and playable), the
   median of the loads; the baseline is an empty page's navigation to its load event.
   Also the runtime's own part: its module starting (mark `kv:runtime-start`) to the figure ready.
-- frames: requestAnimationFrame intervals while steps 3 to 9 of the figure play at the default speed (p50, p95),
-  twice on the last load: right after the figure is ready (the runtime holds the editors back while a step
+- frames: requestAnimationFrame intervals while steps 3 to 9 of the figure play at the default speed (p50, p95,
+  max), twice on the last load: right after the figure is ready (the runtime holds the editors back while a step
   animates), then once the editors have loaded and Python is ready in its worker (mark `kv:python-ready`; the
-  harness page has no Python). The baseline is the same loop on the empty page.
+  harness page has no Python). The baseline is the same loop on the empty page. Beside them, the longest
+  main-thread task in that time (PerformanceObserver 'longtask', which sees tasks over 50 ms; 0: none).
 - weight: the size of every file the page and its worker fetched (Pyodide and the Python files it runs are
   counted apart), and the gzip-compressed size of the page's own files (HTML, CSS, JS, fonts: all but Pyodide).
 - Python (the site's page only; more cold loads, as many): navigation to Python ready in the editors' worker
@@ -44,10 +45,18 @@ PLAYED = range(3, 10)
 # Each collection is a generation of its own, so a loop left from the one before cannot add a second timestamp
 # to every frame (which would halve the intervals).
 COLLECT_FRAMES = """() => { window.__frames = []; const gen = (window.__gen = (window.__gen || 0) + 1);
+  window.__framesFrom = performance.now();
   const tick = (t) => { if (window.__gen !== gen) return; window.__frames.push(t); requestAnimationFrame(tick); };
   requestAnimationFrame(tick); }"""
-STOP_FRAMES = """() => { window.__gen += 1; const f = window.__frames;
-  return f.slice(1).map((t, i) => t - f[i]); }"""
+STOP_FRAMES = """() => { window.__gen += 1;
+  const f = window.__frames, from = window.__framesFrom, to = performance.now();
+  const tasks = window.__longTasks.filter(([start, ms]) => start + ms > from && start < to).map(([, ms]) => ms);
+  return [f.slice(1).map((t, i) => t - f[i]), Math.max(0, ...tasks)]; }"""
+# Every page, from its first task: the main thread's long tasks, as [start, ms].
+LONG_TASKS = """window.__longTasks = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) window.__longTasks.push([e.startTime, e.duration]);
+}).observe({ type: 'longtask', buffered: true });"""
 MARK = "performance.getEntriesByName('{}')[0]?.startTime ?? null"
 PYTHON_READY_S = 120
 RUN_ALL = """async () => { const t0 = performance.now(); const outcome = await window.kernelvizEditors.runAll();
@@ -98,6 +107,7 @@ def load(browser, url, ready_js, block=None):
     """A cold load of `url` in a new context, requests matching the glob `block` aborted: (context, page, ms to
     `ready_js`, URLs the page and workers fetched)."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script(LONG_TASKS)
     if block:
         context.route(block, lambda route: route.abort())
     fetched = []
@@ -109,12 +119,14 @@ def load(browser, url, ready_js, block=None):
 
 
 def frames(page, play):
+    """(frame intervals, the longest main-thread task in that time: 0 when none was over 50 ms), in ms."""
     page.evaluate(COLLECT_FRAMES)
     if play:
         page.evaluate(f"async () => {{ for (const k of {list(PLAYED)}) await window.kernelviz.goTo(k); }}")
     else:
         page.wait_for_timeout(len(PLAYED) * 800)
-    return page.evaluate(STOP_FRAMES)
+    intervals, longest = page.evaluate(STOP_FRAMES)
+    return intervals, longest
 
 
 def weight(urls, folder, base):
@@ -200,7 +212,7 @@ def main(argv=None):
                 own_part.append(ms - page.evaluate(MARK.format("kv:runtime-start")))
                 if n == args.loads - 1:
                     loading = frames(page, play=True)
-                    python_ready, settled = None, []
+                    python_ready, settled = None, ([], None)
                     try:
                         if has_python:
                             page.wait_for_function(f"({MARK.format('kv:python-ready')}) !== null",
@@ -236,18 +248,21 @@ def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, p
     row("navigation -> figure ready, max", max(ready_empty), max(ready), "ms")
     row("runtime start -> ready, median", None, statistics.median(own_part), "ms (the runtime's own part)")
     steps = f"steps {PLAYED[0]}-{PLAYED[-1]}"
-    for name, intervals in ((f"frames, {steps}, at once", loading), (f"frames, {steps}, Python ready", settled)):
-        base_p50, base_p95, base_max = spread(empty)
+    runs = ((f"frames, {steps}, at once", loading), (f"frames, {steps}, Python ready", settled))
+    for name, (intervals, longest) in runs:
+        base_p50, base_p95, base_max = spread(empty[0])
         p50, p95, top = spread(intervals)
         row(f"{name}: p50", base_p50, p50, "ms")
         row("  p95", base_p95, p95, "ms (target <= 20)")
         row("  max", base_max, top, "ms")
+        row("  longest main-thread task", empty[1], longest, "ms (0: none over 50 ms)")
     row("bytes fetched, all", empty_bytes / 1024, total / 1024, "KB (page and worker)")
     row("  of which Pyodide and .py", None, pyodide / 1024, "KB")
     row("own files, raw", empty_bytes / 1024, own / 1024, "KB")
     row("own files, gzip", len(gzip.compress(EMPTY.encode())) / 1024, own_gz / 1024, "KB (target <= 400)")
     ready_text = f"Python ready {python_ready / 1000:.1f} s after navigation" if python_ready else "no Python"
-    print(f"frames: {len(loading)} and {len(settled)} on the page, {len(empty)} on the empty page; {ready_text}")
+    counts = f"{len(loading[0])} and {len(settled[0])} on the page, {len(empty[0])} on the empty page"
+    print(f"frames: {counts}; {ready_text}")
     print("own files, largest first (raw KB, gzip KB):")
     for path, (raw, gz) in sorted(files.items(), key=lambda kv: -kv[1][1])[:10]:
         print(f"  {path:<44} {raw / 1024:>8.1f} {gz / 1024:>8.1f}")
