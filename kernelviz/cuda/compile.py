@@ -23,9 +23,9 @@ _USED = re.compile(r"Used (\d+) registers.*?(\d+) bytes smem")
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, order=True)
 class Row:
-    """What ptxas reported for one template instance on one architecture."""
+    """What ptxas reported for one template instance on one architecture (Rows sort by kernel, then arch)."""
 
     kernel: str
     arch: str
@@ -101,7 +101,7 @@ def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
                 raise RuntimeError(f"nvcc failed on {path.name}:\n{done.stderr[-4000:]}")
             cache.write_atomic(log_path, (done.stdout + done.stderr).encode())
     rows = parse_ptxas(log_path.read_text())
-    return sorted(rows, key=lambda r: (r.kernel, r.arch))
+    return sorted(rows)
 
 
 def compile_all(archs=ARCHS, head_dims=HEAD_DIMS):

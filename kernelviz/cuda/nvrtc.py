@@ -100,5 +100,5 @@ def build_all(archs=compile.ARCHS, head_dims=compile.HEAD_DIMS):
     for kernel in kernels.KERNELS:
         names = compile.instances(kernel, head_dims)
         rows = [row for arch in archs for row in build(kernel, names, arch).rows.values()]
-        found[kernel] = sorted(rows, key=lambda r: (r.kernel, r.arch))
+        found[kernel] = sorted(rows)
     return found
