@@ -125,4 +125,5 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
   };
 }
 
-const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));
+/** A promise resolved in the next task: quiet() where there is no runtime to say when the page is quiet. */
+export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));

@@ -7,7 +7,7 @@
 // kv:python-start (the worker created), kv:python-ready (each time a Python is ready), kv:run-start and
 // kv:figure-updated (each run).
 import '../editors/editors.css';
-import { startEditors } from '../editors/session.js';
+import { nextTask, startEditors } from '../editors/session.js';
 
 function linkStylesheet(href) {
   if ([...document.querySelectorAll('link[rel=stylesheet]')].some((l) => l.href === href)) return;
@@ -25,6 +25,6 @@ async function start() {
 }
 
 performance.mark('kv:editors-start');
-const quiet = window.kernelviz?.quiet ?? (() => new Promise((resolve) => setTimeout(resolve, 0)));
+const quiet = window.kernelviz?.quiet ?? nextTask;
 /** The page's editor API once started (a promise; null on a page without editors). */
 export const editors = document.querySelector('.kv-editor') ? start() : null;
