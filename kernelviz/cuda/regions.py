@@ -18,8 +18,16 @@ class RegionError(ValueError):
 
 
 def regions(filename):
-    """{name: (first line, last line, text)} of every region of `filename` (lines from 1, markers excluded)."""
-    path = FOLDER / filename
+    """{name: (first line, last line, text)} of every region of `filename` (lines from 1, markers excluded).
+    `filename` names a file under this folder (``fa2.cu``); a path that leads out of it (``../x``, ``/etc/x``, a link
+    to elsewhere) is a RegionError, so a page can cite the kernels and nothing else on disk."""
+    folder = FOLDER.resolve()
+    try:
+        path = (folder / filename).resolve()
+    except (OSError, ValueError):  # a NUL byte, a loop of links
+        path = None
+    if path is None or not path.is_relative_to(folder):
+        raise RegionError(f"{filename!r} is not a file of the kernels folder {FOLDER}; cite FILE.cu#REGION")
     if not path.is_file():
         raise RegionError(f"no CUDA file {filename!r} in {FOLDER}")
     lines = path.read_text().splitlines()

@@ -71,6 +71,7 @@ def build(pages_dir="pages", out="site", *, strict=False, web_dist=WEB_DIST, log
     typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], WEB)
     for page, formulas in found:
         math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
+        math.check_delimiters(page, diagnostics)
         typeset = typeset[len(formulas) :]
 
     # render, write beside `out` with the assets, check the links

@@ -56,3 +56,15 @@ def test_region_text_and_errors(tmp_path, monkeypatch):
                                    "    // endregion\n    // endregion\n")  # fmt: skip
     found = regions("c.cu")
     assert found["inner"] == (4, 4, "int b;") and found["outer"] == (2, 5, "int a;\nint b;")
+
+
+def test_a_citation_reaches_only_files_of_the_kernels_folder(tmp_path, monkeypatch):
+    secret = tmp_path / "secret.cu"
+    secret.write_text("// region: key\nhunter2\n// endregion\n")
+    folder = tmp_path / "kernels"
+    folder.mkdir()
+    (folder / "link.cu").symlink_to(secret)
+    monkeypatch.setattr(regions_module, "FOLDER", folder)
+    for citation in ("../secret.cu#key", f"{secret}#key", "link.cu#key", "a\0b.cu#key"):
+        with pytest.raises(RegionError, match="is not a file of the kernels folder"):
+            region(citation)

@@ -282,3 +282,23 @@ def test_katex_strict_mode_complaints_are_warnings(build_site, line):
     result, _ = build_site({"u.md": source})
     (w,) = result.warnings
     assert w.line == line(source, "$é$") and "unicodeTextInMathMode" in w.message
+
+
+def test_a_cuda_block_cannot_cite_a_file_outside_the_kernels_folder(build_site, cuda_dir, line):
+    (cuda_dir.parent / "private.cu").write_text("// region: key\nsecret\n// endregion\n")
+    source = page('```cuda cite="../private.cu#key"\n```\n')
+    result, out = build_site({"c.md": source})
+    (w,) = result.warnings
+    assert w.line == line(source, "private.cu") and "not a file of the kernels folder" in w.message
+    assert "secret" not in (out / "c.html").read_text()
+
+
+def test_unpaired_dollars_are_warnings_naming_the_line_and_fail_strict(build_site, line):
+    source = page("Fine $x$ and $5.\n\nThen $a + b\nnever closes.\n\n$$\n\\frac{a}{b}\n\nEscaped \\$ is text.\n")
+    result, _ = build_site({"d.md": source})
+    assert [(w.line, w.message.split(":")[0]) for w in result.warnings] == [
+        (line(source, "Then"), "unpaired $"),
+        (line(source, "$$"), "unpaired $$"),
+    ]
+    with pytest.raises(BuildError, match=r"d.md:\d+: unpaired \$"):
+        build_site({"d.md": source}, strict=True)
