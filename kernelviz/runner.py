@@ -2,9 +2,10 @@
 
 The seed pages call ``pie.`` without importing it, and their second editor uses what the first defined, so the
 editors share one namespace. The same runner serves the site builder, the tests, the CLI and the browser (Pyodide
-runs this file unchanged), so it imports nothing but the standard library and pie.
+runs this file unchanged), so it imports nothing but the standard library, pie and figlib.
 
-    result = run([Source(helpers), Source(kernel)])
+    result = run([Source(helpers), Source(kernel)], sizes={"N": 12})
+    result.sizes   # the sizes the kernel drew at (figlib.sizes), {} when it asked for none
     result.scene   # the Scene dict, or None when an editor failed
     result.error   # None, or where it failed: editor index, line in the editor, line in its file, traceback
 """
@@ -17,6 +18,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 
 from kernelviz import pie
+from kernelviz.figlib import sizing as _sizes
 
 
 @dataclass
@@ -51,6 +53,7 @@ class RunResult:
     stderr: str = ""
     error: RunError | None = None
     outputs: list = field(default_factory=list)  # stdout of each editor that ran, in order
+    sizes: dict = field(default_factory=dict)  # the sizes the kernel asked for (figlib.sizes), with their values
 
     @property
     def ok(self):
@@ -82,9 +85,12 @@ def _locate(exc, filenames):
     return filenames.index(frames[-1].filename), frames[-1].lineno, trimmed
 
 
-def run(sources):
-    """Run `sources` (Source objects or plain strings) in order; stop at the first error. Returns a RunResult."""
+def run(sources, sizes=None):
+    """Run `sources` (Source objects or plain strings) in order; stop at the first error. Returns a RunResult.
+    `sizes` (a dict name -> int, optional) overrides the defaults of the kernel's ``figlib.sizes(...)`` call; a bad
+    size is an error of that call, at its line."""
     sources = [s if isinstance(s, Source) else Source(s) for s in sources]
+    _sizes.give(sizes)
     filenames = _filenames(sources)
     namespace = {"__name__": "__main__", "__builtins__": builtins, "pie": pie}
     stdout, stderr, outputs = io.StringIO(), io.StringIO(), []
@@ -107,6 +113,6 @@ def run(sources):
             file_line = None if line is None else failed.first_line + line - 1
             message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
             error = RunError(editor, name, line, file_line, type(exc).__name__, message, trimmed)
-            return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs)
+            return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs, _sizes.used())
         outputs.append(stdout.getvalue()[before:])
-    return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs)
+    return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs, _sizes.used())

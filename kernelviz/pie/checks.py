@@ -2,9 +2,11 @@
 that names the function and the argument, e.g. ``pie.rectangle: w must be a number or a scalar node, got 'abc'``.
 """
 
+import difflib
 import math
 import re
 
+from .palette import PALETTE
 from .scene import CURRENT, Node
 
 _COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
@@ -47,9 +49,21 @@ def position(func, arg, value):
 
 
 def color(func, arg, value):
-    """A CSS color: 'none', a #hex, a name, or rgb()/hsl()."""
+    """A CSS color: 'none', a #hex, a name, or rgb()/hsl(); or '@name', a colour of the palette (palette.json)."""
+    if isinstance(value, str) and value.startswith("@"):
+        if value[1:] not in PALETTE:
+            close = difflib.get_close_matches(value[1:], list(PALETTE), n=3, cutoff=0.5)
+            known = close or list(PALETTE)
+            hint = f"did you mean {' or '.join('@' + c for c in known)}?" if close else f"it has {', '.join(known)}"
+            raise ValueError(
+                f"pie.{func}: {arg} is {value!r}, which is not a colour of the palette (kernelviz/pie/palette.json); "
+                + hint
+            )
+        return value
     if not isinstance(value, str) or not _COLOR.match(value):
-        raise ValueError(f"pie.{func}: {arg} must be a color such as '#1d4ed8', 'teal' or 'none', got {value!r}")
+        raise ValueError(
+            f"pie.{func}: {arg} must be a color such as '#1d4ed8', 'teal', 'none' or '@q' (the palette), got {value!r}"
+        )
     return value
 
 

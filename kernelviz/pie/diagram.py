@@ -3,6 +3,8 @@
 An item is a box with (x, y) its bottom-left corner and size w by h, or, with ``line``, a segment from (x, y) to
 (x + w, y + h); y is up, in canvas units. A box of size 0 draws only its label, centred at (x, y). ``font`` is the
 label's size in pixels; ``wrap`` > 0 wraps the label at that many canvas units; ``color`` is the label's color.
+``kv`` (optional, a non-empty string, no default) names what the item shows, for the page: the renderer copies it
+onto the item's SVG element as ``data-kv`` (the HBM counter is the item with ``kv`` "hbm-bytes").
 """
 
 import json
@@ -24,12 +26,14 @@ ITEM_DEFAULTS = {
     "color": "#27272a",
 }
 NUMBERS, COLORS = ("x", "y", "w", "h", "font", "wrap"), ("fill", "stroke", "color")
+OPTIONAL = ("kv",)  # fields with no default: an item has them only where they are given
 
 
 def field_value(func, where, key, value):
     """Check one item field; `where` names the item (and step) in the error."""
-    if key not in ITEM_DEFAULTS:
-        raise ValueError(f"pie.{func}: {where} has an unknown field {key!r}; the fields are {', '.join(ITEM_DEFAULTS)}")
+    if key not in ITEM_DEFAULTS and key not in OPTIONAL:
+        fields = ", ".join([*ITEM_DEFAULTS, *OPTIONAL])
+        raise ValueError(f"pie.{func}: {where} has an unknown field {key!r}; the fields are {fields}")
     arg = f"{where}.{key}"
     if key in NUMBERS:
         if not checks.is_number(value) or (key in ("font", "wrap") and value < 0):
@@ -39,9 +43,9 @@ def field_value(func, where, key, value):
         return value
     if key in COLORS:
         return checks.color(func, arg, value)
-    if key == "label":
-        if not isinstance(value, str):
-            raise TypeError(f"pie.{func}: {arg} must be a string, got {value!r}")
+    if key in ("label", "kv"):
+        if not isinstance(value, str) or (key == "kv" and not value):
+            raise TypeError(f"pie.{func}: {arg} must be a {'non-empty ' if key == 'kv' else ''}string, got {value!r}")
         return value
     return checks.flag(func, arg, value)
 
@@ -61,12 +65,13 @@ def parse_items(func, items_json):
         if not isinstance(item, dict):
             raise TypeError(f"pie.{func}: item {i} must be an object, got {item!r}")
         where = f"item {i}"
-        out.append(
-            {key: field_value(func, where, key, item[key]) if key in item else d for key, d in ITEM_DEFAULTS.items()}
-        )
+        checked = {
+            key: field_value(func, where, key, item[key]) if key in item else d for key, d in ITEM_DEFAULTS.items()
+        }
         for key in item:
             if key not in ITEM_DEFAULTS:
-                field_value(func, where, key, item[key])  # raises: an unknown field
+                checked[key] = field_value(func, where, key, item[key])  # an optional field, or raises
+        out.append(checked)
     return out
 
 

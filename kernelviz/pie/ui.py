@@ -4,6 +4,11 @@ A step is ``{"label": str, "start": Diff, "move": Diff, "end": Diff, "stagger": 
 list of ``[item index, {field: value}]``. Playing step k applies `start`, animates to `move`, then settles on `end`;
 a stagger entry delays item `item` by n/count of the move. Each key but the label may be left out (an empty list).
 Step 0 is where the figure starts, usually a label alone.
+
+A step may also say what it means, for the page: ``key``, its stable meaning, an action and its indices
+(``"load K,V i=0 j=1"``; no square brackets), which bullets and CUDA blocks name (several steps may share a key; a
+bullet plays the first); ``at``, its loop indices (``{"i": 0, "j": 1}``, integers); ``caption``, what it does in
+words (``"[KV loop: 1] load K1, V1"``).
 """
 
 from .diagram import field_value, items_of
@@ -46,19 +51,45 @@ def _stagger(where, stagger, count):
     return out
 
 
+def _key(where, key):
+    if not isinstance(key, str) or not key.strip() or "[" in key or "]" in key:
+        raise ValueError(
+            f"pie.ui.step_list: {where}.key must be a non-empty string without square brackets "
+            f"(e.g. 'load K,V i=0 j=1'), got {key!r}"
+        )
+    return key
+
+
+def _at(where, at):
+    ok = isinstance(at, dict) and all(isinstance(n, str) and n for n in at)
+    if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in at.values()):
+        raise TypeError(
+            f"pie.ui.step_list: {where}.at must be a dict of loop indices, e.g. {{'i': 0, 'j': 1}}, got {at!r}"
+        )
+    return dict(at)
+
+
 def _step(k, step, count):
     where = f"step {k}"
     if not isinstance(step, dict):
         raise TypeError(f"pie.ui.step_list: {where} must be a dict, got {step!r}")
-    unknown = set(step) - {"label", "stagger", *PHASES}
+    unknown = set(step) - {"label", "key", "at", "caption", "stagger", *PHASES}
     if unknown:
         raise ValueError(
             f"pie.ui.step_list: {where} has unknown keys {sorted(unknown)}; "
-            "a step has label, start, move, end and stagger"
+            "a step has label, key, at, caption, start, move, end and stagger"
         )
     if not isinstance(step.get("label"), str):
         raise TypeError(f"pie.ui.step_list: {where}.label must be a string, got {step.get('label')!r}")
     out = {"label": step["label"]}
+    if "key" in step:
+        out["key"] = _key(where, step["key"])
+    if "at" in step:
+        out["at"] = _at(where, step["at"])
+    if "caption" in step:
+        if not isinstance(step["caption"], str):
+            raise TypeError(f"pie.ui.step_list: {where}.caption must be a string, got {step['caption']!r}")
+        out["caption"] = step["caption"]
     for phase in PHASES:
         if phase in step:
             out[phase] = _diff(f"{where}.{phase}", step[phase], count)

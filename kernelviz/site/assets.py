@@ -2,7 +2,7 @@
 their chunks and CSS, KaTeX's CSS and fonts, Pyodide), ``site.css`` and the icon, and the Python the browser worker
 runs:
 
-    assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json
+    assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json, figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
 
 Files are hard-linked from web/dist when the file system allows (the Pyodide files are megabytes), else copied.
@@ -54,9 +54,16 @@ def copy(web_dist, assets):
 
 
 def python_files():
-    """The files of the package the browser worker imports: the runner and pie (standard library only)."""
-    pie = PACKAGE / "pie"
-    return [PACKAGE / "__init__.py", PACKAGE / "runner.py", *sorted(pie.glob("*.py")), pie / "scene.schema.json"]
+    """The files of the package the browser worker imports: the runner, pie and figlib (standard library only)."""
+    pie, figlib = PACKAGE / "pie", PACKAGE / "figlib"
+    return [
+        PACKAGE / "__init__.py",
+        PACKAGE / "runner.py",
+        *sorted(pie.glob("*.py")),
+        pie / "scene.schema.json",
+        pie / "palette.json",
+        *sorted(figlib.glob("*.py")),
+    ]
 
 
 def _link_or_copy(source, target):

@@ -256,3 +256,20 @@ def test_a_new_scene_keeps_the_current_step(browser, url):
     assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
     assert page.evaluate("window.kernelviz.step()") == 2
     page.context.close()
+
+
+def test_the_contract_fields_are_accepted(browser, url):
+    """A step's key, at and caption, an item's kv and palette colours ("@q") pass the browser's checks (issue 12)."""
+    scene = json.loads((harness_dir() / "scene.json").read_text())
+    items = next(n for n in scene["nodes"] if n["kind"] == "diagram")["items"]
+    items[0].update(kv="hbm-bytes", fill="@q-fill", stroke="@q")
+    steps = next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
+    steps[1].update(key="load Q i=0", at={"i": 0}, caption="block 0 loads its query rows")
+    steps[2]["start"].append([0, {"kv": "hbm-bytes", "color": "@ink"}])
+    page = open_page(browser, url)
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    assert page.locator("#kv-figure .kv-error").count() == 0
+    steps[1]["key"] = "write O[0]"  # square brackets: refused, as pie refuses them
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is False
+    assert "Scene schema" in page.locator("#kv-figure .kv-error").inner_text()
+    page.context.close()

@@ -249,7 +249,8 @@ def test_assets_are_copied_with_the_worker_python_and_its_manifest(build_site, f
     assert ".kv-code .k" in (out / "assets/site.css").read_text()
     manifest = json.loads((out / "assets/py/manifest.json").read_text())
     assert {"kernelviz/__init__.py", "kernelviz/runner.py", "kernelviz/pie/__init__.py"} <= set(manifest)
-    assert "kernelviz/pie/scene.schema.json" in manifest
+    assert "kernelviz/pie/scene.schema.json" in manifest and "kernelviz/pie/palette.json" in manifest
+    assert "kernelviz/figlib/sizing.py" in manifest
     for relative in manifest:
         assert (out / "assets/py" / relative).is_file()
     assert not any(p.startswith("kernelviz/site") or p.startswith("kernelviz/attention") for p in manifest)

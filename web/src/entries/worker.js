@@ -1,5 +1,5 @@
 // The Python worker (assets/worker.js, a module worker started by the editors). Messages in: {type: 'run', id,
-// sources}. Messages out: {type: 'ready', ms, phases} (load time, and its parts) or {type: 'failed', message} once, then for each run
+// sources, sizes} (sizes optional: {N: 12, ...}, the kernel's figlib.sizes overrides). Messages out: {type: 'ready', ms, phases} (load time, and its parts) or {type: 'failed', message} once, then for each run
 // {type: 'started', id} and {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself
 // failed (the runner catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python
 // loads waits for it.
@@ -19,7 +19,7 @@ onmessage = async ({ data }) => {
   postMessage({ type: 'started', id: data.id });
   const start = performance.now();
   try {
-    const result = run(data.sources);
+    const result = run(data.sources, data.sizes);
     postMessage({ type: 'result', id: data.id, result, ms: performance.now() - start });
   } catch (error) {
     postMessage({ type: 'crashed', id: data.id, message: String(error?.message || error) });

@@ -11,9 +11,9 @@ sys.path.insert(0, ${JSON.stringify(ROOT)})
 importlib.invalidate_caches()
 from kernelviz.runner import Source, run
 
-def kv_run(payload):
+def kv_run(payload, sizes="null"):
     sources = [Source(s["code"], s.get("name", ""), s.get("first_line", 1)) for s in json.loads(payload)]
-    return json.dumps(run(sources).to_dict())
+    return json.dumps(run(sources, json.loads(sizes)).to_dict())
 
 run([])  # imports and warms everything the first real run needs
 `;
@@ -41,8 +41,9 @@ function writeFiles(pyodide, files) {
 }
 
 /**
- * Load Pyodide from `assets`/pyodide/ and kernelviz from `assets`/py/. Resolves to {run, phases}: run(sources) ->
- * RunResult dict, and phases the milliseconds each part of loading took.
+ * Load Pyodide from `assets`/pyodide/ and kernelviz from `assets`/py/. Resolves to {run, phases}: run(sources, sizes)
+ * -> RunResult dict (`sizes`, optional: {N: 12, ...} overriding the kernel's figlib.sizes defaults), and phases the
+ * milliseconds each part of loading took.
  */
 export async function loadPython(assets) {
   const phases = {};
@@ -69,5 +70,5 @@ export async function loadPython(assets) {
   pyodide.runPython(BRIDGE, { globals: namespace });
   lap('kernelviz');
   const kvRun = namespace.get('kv_run');
-  return { run: (sources) => JSON.parse(kvRun(JSON.stringify(sources))), phases };
+  return { run: (sources, sizes) => JSON.parse(kvRun(JSON.stringify(sources), JSON.stringify(sizes ?? null))), phases };
 }

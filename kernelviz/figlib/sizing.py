@@ -1,0 +1,54 @@
+"""The sizes a kernel editor draws at: its defaults, overridden by the sizes the runner was given.
+
+    N, Br, Bc = sizes(N=8, Br=4, Bc=4)   # in the kernel editor
+
+returns the defaults in the order they are named, each replaced by the size of that name the runner was given
+(``runner.run(sources, sizes={"N": 12})``: the size form of the page, a prerendered scene, a test). The names and
+the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has.
+"""
+
+_given = {}  # name -> int: what the runner was given for the run in progress
+_used = {}  # name -> int: what the last call of sizes() returned
+
+
+def _checked(func, name, value):
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"{func}: {name} must be a whole number at least 1, got {value!r}")
+    return value
+
+
+def give(given):
+    """Set the sizes for the run that follows (`given`: a dict name -> int, or None for none) and forget the last
+    call's. The values are checked by the kernel's sizes() call, so a bad one is an error at that line."""
+    if given is not None and not isinstance(given, dict):
+        raise TypeError(f"sizes: the sizes given to the runner must be a dict of name -> int, got {given!r}")
+    _given.clear()
+    _given.update({str(n): v for n, v in (given or {}).items()})
+    _used.clear()
+
+
+def sizes(**defaults):
+    """The sizes named by `defaults` (name=default), in that order, as a tuple: each default replaced by the size
+    of that name the runner was given. Raises ValueError when a default or a given size is not a whole number >= 1,
+    or when the
+    runner was given a size this call does not name (so a misspelt size in a URL is an error, not ignored)."""
+    if not defaults:
+        raise TypeError("sizes: name at least one size with its default, e.g. sizes(N=8, Br=4, Bc=4)")
+    for name, value in defaults.items():
+        _checked("sizes", name, value)
+    for name, value in _given.items():
+        _checked("sizes (given to the runner)", name, value)
+    unknown = [n for n in _given if n not in defaults]
+    if unknown:
+        raise ValueError(
+            f"sizes: the runner was given {', '.join(f'{n}={_given[n]}' for n in unknown)}, "
+            f"but this kernel's sizes are {', '.join(defaults)}"
+        )
+    _used.clear()
+    _used.update({n: _given.get(n, d) for n, d in defaults.items()})
+    return tuple(_used.values())
+
+
+def used():
+    """{name: value} of the last call of sizes() since the runner started, in its order; {} when none."""
+    return dict(_used)

@@ -1,0 +1,36 @@
+"""figlib.sizes: the kernel's sizes are its defaults, overridden by what the runner was given (contract D)."""
+
+from kernelviz.runner import Source, run
+
+KERNEL = "from kernelviz.figlib import sizes\nN, Br, Bc = sizes(N=8, Br=4, Bc=4)\nprint(N, Br, Bc)\n"
+
+
+def test_defaults_without_sizes_and_overrides_with_them():
+    result = run([KERNEL])
+    assert result.ok and result.stdout == "8 4 4\n" and result.sizes == {"N": 8, "Br": 4, "Bc": 4}
+    result = run([KERNEL], sizes={"N": 13, "Bc": 2})
+    assert result.ok and result.stdout == "13 4 2\n" and result.sizes == {"N": 13, "Br": 4, "Bc": 2}
+
+
+def test_each_run_forgets_the_last_runs_sizes():
+    assert run([KERNEL], sizes={"N": 3}).stdout == "3 4 4\n"
+    assert run([KERNEL]).stdout == "8 4 4\n"
+    assert run(["x = 1"]).sizes == {}
+
+
+def test_a_size_the_kernel_does_not_name_is_an_error_at_its_line():
+    result = run([Source("x = 1\n", "helpers"), Source(KERNEL, "kernel", first_line=30)], sizes={"splits": 3})
+    err = result.error
+    assert (err.editor, err.line, err.file_line, err.kind) == (1, 2, 31, "ValueError")
+    assert err.message == "sizes: the runner was given splits=3, but this kernel's sizes are N, Br, Bc"
+
+
+def test_bad_sizes_are_errors_naming_them():
+    err = run([KERNEL], sizes={"N": 0}).error
+    assert err.line == 2 and err.message == "sizes (given to the runner): N must be a whole number at least 1, got 0"
+    err = run([KERNEL], sizes={"Br": "4"}).error
+    assert "Br must be a whole number at least 1, got '4'" in err.message
+    err = run(["from kernelviz.figlib import sizes\nsizes(N=2.5)"]).error
+    assert err.message == "sizes: N must be a whole number at least 1, got 2.5"
+    err = run(["from kernelviz.figlib import sizes\nsizes()"]).error
+    assert err.kind == "TypeError" and "name at least one size" in err.message
