@@ -100,12 +100,20 @@ def visible_tiles(row_stop, n, n_kv, kv_tiles, causal):
 
 
 def scores(qi, kj, scale, rows, cols, n, n_kv, causal):
-    """Sij = scale * Qi @ Kj^T in float32, -inf where the causal mask hides a key. rows, cols: (start, stop)."""
-    s = np.matmul(qi.astype(np.float32), kj.astype(np.float32).transpose(0, 2, 1)) * np.float32(scale)
+    """Sij = scale * Qi @ Kj^T in float32, -inf where the causal mask hides a key. rows, cols: (start, stop).
+    Raises ValueError when a score the mask keeps overflows float32 (finite inputs whose products do not fit): the
+    softmax of an infinite score is nan, so such inputs are refused rather than answered with nan."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = np.matmul(qi.astype(np.float32), kj.astype(np.float32).transpose(0, 2, 1)) * np.float32(scale)
+    kept = np.ones(s.shape[-2:], bool)
     if causal:
-        r = np.arange(*rows)[:, None]
-        c = np.arange(*cols)[None, :]
-        s = np.where(c <= r + (n_kv - n), s, np.float32(-np.inf))
+        kept = np.arange(*cols)[None, :] <= np.arange(*rows)[:, None] + (n_kv - n)
+        s = np.where(kept, s, np.float32(-np.inf))
+    if not np.isfinite(s[..., kept]).all():
+        raise ValueError(
+            f"q, k: the scores scale * q k^T of rows {rows[0]}..{rows[1] - 1} overflow float32 (|S| > 3.4e38); "
+            "scale the inputs down"
+        )
     return s
 
 

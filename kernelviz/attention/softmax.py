@@ -11,7 +11,8 @@ tile of b scores at a time, so every pass over x reads it from HBM again. Storag
     online_softmax_output (one pass, carrying the output as well): for values V (N, d_v), o = softmax(x) V,
             o' = o' d_old exp(m_old - m_new) / d_new + sum_tile exp(x_j - m_new) / d_new * V_j
 
-Each returns a SoftmaxResult: ``out`` (y, or o) and the ledger (tensors x, y; or x, V, o).
+Each returns a SoftmaxResult: ``out`` (y, or o) and the ledger (tensors x, y; or x, V, o). A row of only -inf (fully
+masked) gets y = 0 (o = 0); a finite input too large for float32 is refused with a ValueError naming it.
 """
 
 from dataclasses import dataclass
@@ -36,7 +37,17 @@ def _check(x, b):
         raise ValueError(f"x: expected a non-empty 2-D array of real numbers (rows, N), got shape {x.shape}")
     if np.isnan(x).any() or np.isposinf(x).any():
         raise ValueError("x: contains nan or +inf (-inf, a masked score, is allowed)")
-    return x.astype(F32), positive_int("b", b)
+    return _float32("x", x, allowed="-inf, a masked score, is allowed"), positive_int("b", b)
+
+
+def _float32(name, a, allowed="every value must be finite"):
+    """`a` as float32; a ValueError naming `name` when a finite value does not fit in float32 (|a| > 3.4e38)."""
+    with np.errstate(over="ignore"):
+        out = a.astype(F32)
+    overflow = np.isinf(out) & np.isfinite(a)
+    if overflow.any():
+        raise ValueError(f"{name}: {a[overflow].flat[0]:g} overflows float32 (|value| > 3.4e38; {allowed})")
+    return out
 
 
 def _start(x, b, kernel, *outputs):
@@ -61,11 +72,12 @@ def _passes(x, b, kernel, n_stat_passes, stats):
             stats(p, x[:, c0:c1], state)
             step += 1
     y = np.empty_like(x)
-    m = state["m"][:, None]
+    m = safe_max(state["m"])[:, None]  # a fully masked row (all -inf) has d = 0 and gets y = 0, not 0/0
+    d = np.where(state["d"] == 0, F32(1), state["d"])[:, None]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         for j, (c0, c1) in enumerate(parts):
             ledger.read("x", j, rows * (c1 - c0) * 4, step=step, kernel=kernel, block=0, heads=1)
-            y[:, c0:c1] = np.exp(x[:, c0:c1] - m) / state["d"][:, None]
+            y[:, c0:c1] = np.exp(x[:, c0:c1] - m) / d
             ledger.write("y", j, rows * (c1 - c0) * 4, step=step, kernel=kernel, block=0, heads=1)
             step += 1
     return SoftmaxResult(y, ledger)
@@ -115,7 +127,7 @@ def online_softmax_output(x, v, b=4):
     v = np.asarray(v)
     if v.ndim != 2 or v.shape[0] != x.shape[1] or not np.all(np.isfinite(v)):
         raise ValueError(f"v: expected finite values of shape (N, d_v) with N = {x.shape[1]}, got shape {v.shape}")
-    v = v.astype(F32)
+    v = _float32("v", v)
     rows, dv = x.shape[0], v.shape[1]
     ledger, parts = _start(x, b, "online-output", ("V", v.nbytes), ("o", rows * dv * 4))
     ledger.shared("online-output", xj=rows * b * 4, Vj=b * dv * 4, m=rows * 4, d=rows * 4, o=rows * dv * 4)

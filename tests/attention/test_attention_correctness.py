@@ -102,3 +102,20 @@ def test_flash_decoding_does_not_depend_on_n_splits(n_kv, Bc, causal, seed):
     for o in outputs:
         assert rel_err(o, o_ref) <= FLOAT32_TOL
         assert rel_err(o, outputs[0].astype(np.float64)) <= FLOAT32_TOL
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_scores_that_overflow_float32_are_refused_not_nan(name):
+    q, k, v = qkv(1, 4, 4, 4)
+    q[0, 2], k[0, 1] = 1e20, 1e20  # each fits float32; their product does not
+    with pytest.raises(ValueError, match=r"^q, k: the scores .* overflow float32"):
+        run(name, q, k, v, Br=2, Bc=2, n_splits=2)
+
+
+def test_an_overflowing_score_the_causal_mask_hides_is_fine():
+    q, k, v = qkv(1, 4, 4, 4)
+    q[0, :3], k[0, 3] = 1e20, 1e20  # rows 0..2 would overflow on key 3, which the mask hides from them
+    q[0, 3] = 0.5
+    o, _ = reference(q, k, v, causal=True)
+    r = run("fa2", q, k, v, Br=2, Bc=2, causal=True)
+    assert np.all(np.isfinite(r.o)) and rel_err(r.o, o) <= FLOAT32_TOL

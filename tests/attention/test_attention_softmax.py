@@ -59,3 +59,18 @@ def test_bad_input_names_the_argument(bad, arg):
         online_softmax(np.zeros((1, 3)), 0)
     with pytest.raises(ValueError, match="^v:"):
         online_softmax_output(np.zeros((1, 3)), np.zeros((4, 2)), 2)
+
+
+@pytest.mark.parametrize("f", [naive_softmax, safe_softmax, online_softmax])
+def test_a_fully_masked_row_gives_zero_not_nan(f):
+    x = np.array([[-np.inf] * 5, [0.5, -np.inf, 2.0, 0.0, 1.5]])
+    y = f(x, 2).out
+    assert np.all(y[0] == 0)
+    np.testing.assert_allclose(y[1], softmax64(x[1:])[0], rtol=1e-6)
+
+
+def test_finite_inputs_too_large_for_float32_are_refused():
+    with pytest.raises(ValueError, match=r"^x: 1e\+39 overflows float32"):
+        online_softmax(np.array([[0.0, 1e39]]), 2)
+    with pytest.raises(ValueError, match=r"^v: -1e\+40 overflows float32"):
+        online_softmax_output(np.zeros((1, 2)), np.array([[0.0], [-1e40]]), 2)
