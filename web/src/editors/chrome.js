@@ -1,6 +1,10 @@
 // What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Stop, time limit) and
 // the output below it (what it printed, and a message: an error with its traceback, a stop, a summary).
+import { numberField } from '../forms/number-field.js';
 import { el } from './dom.js';
+
+export const LIMIT_MIN_S = 1;
+export const LIMIT_MAX_S = 600;
 
 /** Build the bar and the output around `element`'s code. `actions`: {run, runAll, reset, stop, setLimit}. */
 export function buildChrome(element, title, limit, actions) {
@@ -16,12 +20,12 @@ export function buildChrome(element, title, limit, actions) {
   const resetButton = button('Reset', 'reset', "Back to the page's code");
   const stopButton = button('Stop', 'stop', 'Stop Python (it restarts, fresh)');
   stopButton.disabled = true;
-  const limitInput = el('input', { type: 'number', min: 1, max: 600, step: 1, value: limit, class: 'kv-editor-limit' });
-  limitInput.addEventListener('change', () => {
-    const seconds = Number(limitInput.value);
-    if (Number.isFinite(seconds) && seconds > 0) actions.setLimit(seconds);
-  });
-  const limitLabel = el('label', { class: 'kv-editor-limit-label', title: 'A run that takes longer is stopped' }, 'limit ', limitInput, ' s');
+  const limitInput = el('input', { type: 'number', step: 1, value: limit, class: 'kv-editor-limit' });
+  const limits = { min: LIMIT_MIN_S, max: LIMIT_MAX_S, whole: true, unit: 's' };
+  const limitField = numberField(limitInput, { ...limits, apply: actions.setLimit });
+  limitField.show(limit);
+  const limitHint = 'A run that takes longer is stopped';
+  const limitLabel = el('label', { class: 'kv-editor-limit-label', title: limitHint }, 'time limit ', limitInput, ' s');
   const bar = el(
     'div',
     { class: 'kv-editor-bar' },
@@ -29,6 +33,7 @@ export function buildChrome(element, title, limit, actions) {
     edited,
     status,
     el('span', { class: 'kv-editor-actions' }, runButton, runAllButton, resetButton, stopButton, limitLabel),
+    limitField.hint,
   );
   const stdout = el('pre', { class: 'kv-editor-stdout', hidden: true });
   const message = el('div', { class: 'kv-editor-message', role: 'status', hidden: true });
@@ -50,7 +55,7 @@ export function buildChrome(element, title, limit, actions) {
       element.classList.toggle('kv-running', busy);
     },
     setLimit(seconds) {
-      if (Number(limitInput.value) !== seconds) limitInput.value = seconds;
+      limitField.show(seconds);
     },
     /** What the editor printed ('' hides it). */
     showStdout(text) {

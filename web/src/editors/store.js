@@ -51,7 +51,7 @@ export function clearEdit(page, index) {
 /** The time limit of a run, in seconds (the same on every page). */
 export function loadLimit() {
   const s = read('limit');
-  return Number.isFinite(s) && s > 0 ? s : DEFAULT_LIMIT_S;
+  return Number.isInteger(s) && s >= 1 && s <= 600 ? s : DEFAULT_LIMIT_S; // chrome.js's LIMIT_MIN_S, LIMIT_MAX_S
 }
 
 export function saveLimit(seconds) {

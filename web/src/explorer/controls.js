@@ -2,6 +2,7 @@
 // Every change calls onChange with the fields it sets; `update(state)` shows a state without firing events.
 
 import { CUSTOM_MAX_KIB, CUSTOM_MIN_KIB, PRESETS } from './budgets.js';
+import { numberField } from '../forms/number-field.js';
 import { h, options } from './dom.js';
 import { seqLength } from './format.js';
 import { BLOCK_SIZES, DTYPES, HEAD_DIMS, N_MAX, N_MIN, N_STOPS, nFromStop, stopFromN } from './state.js';
@@ -40,44 +41,38 @@ export function buildControls(onChange) {
     'aria-label': 'Custom SRAM budget in KiB',
   });
   const causal = h('input', { type: 'checkbox', id: 'kvx-causal' });
+  const nField = numberField(nNumber, { min: N_MIN, max: N_MAX, whole: true, apply: (N) => onChange({ N }) });
+  const kibField = numberField(kib, {
+    min: CUSTOM_MIN_KIB,
+    max: CUSTOM_MAX_KIB,
+    whole: true,
+    unit: 'KiB',
+    apply: (v) => onChange({ sram: v }),
+  });
 
   const causalLabel = h('label', { for: 'kvx-causal' });
   causalLabel.textContent = 'causal';
   const element = h('form', { class: 'kvx-controls', 'aria-label': 'Explorer settings' }, [
-    field('Sequence length N', nRange, [nShown, nNumber]),
+    field('Sequence length N', nRange, [nShown, nNumber, nField.hint]),
     field('Head dim d', d),
     field('Br (query rows)', Br),
     field('Bc (keys)', Bc),
     field('dtype', dtype),
-    field('SRAM budget', sram, [kib]),
+    field('SRAM budget', sram, [kib, kibField.hint]),
     h('div', { class: 'kvx-field kvx-check' }, [causal, causalLabel]),
   ]);
   element.addEventListener('submit', (e) => e.preventDefault());
 
-  const whole = (input, lo, hi) => {
-    const v = Number(input.value);
-    return Number.isInteger(v) && v >= lo && v <= hi ? v : null;
-  };
   nRange.addEventListener('input', () => onChange({ N: nFromStop(Number(nRange.value)) }));
-  nNumber.addEventListener('input', () => {
-    const v = whole(nNumber, N_MIN, N_MAX);
-    nNumber.setAttribute('aria-invalid', v === null ? 'true' : 'false');
-    if (v !== null) onChange({ N: v });
-  });
   for (const [key, sel] of [['d', d], ['Br', Br], ['Bc', Bc]]) {
     sel.addEventListener('change', () => onChange({ [key]: Number(sel.value) }));
   }
   dtype.addEventListener('change', () => onChange({ dtype: dtype.value }));
+  let customKiB = Math.round(PRESETS.a100.bytes / 1024); // the custom budget last applied
   sram.addEventListener('change', () => {
     if (sram.value !== 'custom') return onChange({ sram: sram.value });
-    const v = whole(kib, CUSTOM_MIN_KIB, CUSTOM_MAX_KIB) ?? Math.round(PRESETS.a100.bytes / 1024);
-    onChange({ sram: v });
+    onChange({ sram: customKiB });
     kib.focus();
-  });
-  kib.addEventListener('input', () => {
-    const v = whole(kib, CUSTOM_MIN_KIB, CUSTOM_MAX_KIB);
-    kib.setAttribute('aria-invalid', v === null ? 'true' : 'false');
-    if (v !== null) onChange({ sram: v });
   });
   causal.addEventListener('change', () => onChange({ causal: causal.checked }));
 
@@ -85,15 +80,18 @@ export function buildControls(onChange) {
     nRange.value = String(stopFromN(state.N));
     nRange.setAttribute('aria-valuetext', `N = ${state.N}`);
     nShown.textContent = seqLength(state.N);
-    if (document.activeElement !== nNumber) nNumber.value = String(state.N);
+    nField.show(state.N);
     d.value = String(state.d);
     Br.value = String(state.Br);
     Bc.value = String(state.Bc);
     dtype.value = state.dtype;
     const custom = typeof state.sram === 'number';
     sram.value = custom ? 'custom' : state.sram;
-    kib.hidden = !custom;
-    if (custom && document.activeElement !== kib) kib.value = String(state.sram);
+    kib.hidden = kibField.hint.hidden = !custom;
+    if (custom) {
+      customKiB = state.sram;
+      kibField.show(state.sram);
+    }
     causal.checked = state.causal;
   }
 

@@ -1,6 +1,7 @@
 // The phase stepper: the four phases as buttons, previous / play / next, the query tile i, and where j is.
 // Arrow keys anywhere in the stepper step back and forth; Home and End jump to the ends of the walk.
 
+import { numberField } from '../forms/number-field.js';
 import { h } from './dom.js';
 import { PHASES } from './phases.js';
 
@@ -29,15 +30,12 @@ export function buildStepper(handlers) {
   const iInput = h('input', { type: 'number', id: 'kvx-i', min: 0, step: 1, inputmode: 'numeric' });
   const iLabel = h('label', { for: 'kvx-i' });
   iLabel.textContent = 'query tile i';
-  iInput.addEventListener('input', () => {
-    const v = Number(iInput.value);
-    if (Number.isInteger(v) && v >= 0 && v <= Number(iInput.max)) handlers.setI(v);
-  });
+  const iField = numberField(iInput, { min: 0, max: 0, whole: true, apply: (i) => handlers.setI(i) });
   const where = h('span', { class: 'kvx-where' });
 
   const element = h('div', { class: 'kvx-stepper', role: 'group', 'aria-label': 'Kernel phases' }, [
     h('div', { class: 'kvx-phases' }, phaseButtons),
-    h('div', { class: 'kvx-transport' }, [prev, play, next, h('span', { class: 'kvx-i' }, [iLabel, iInput]), where]),
+    h('div', { class: 'kvx-transport' }, [prev, play, next, h('span', { class: 'kvx-i' }, [iLabel, iInput]), iField.hint, where]),
   ]);
   element.addEventListener('keydown', (e) => {
     if (e.target === iInput) return;
@@ -58,8 +56,8 @@ export function buildStepper(handlers) {
     const playing = handlers.playing();
     play.textContent = playing ? '❚❚ Pause' : '▶ Play';
     play.setAttribute('aria-label', playing ? 'Pause' : 'Play the steps');
-    iInput.max = String(Tr - 1);
-    if (document.activeElement !== iInput) iInput.value = String(state.i);
+    iField.setRange(0, Tr - 1);
+    iField.show(state.i);
     const k = visited.indexOf(state.j);
     where.textContent =
       state.phase === 0

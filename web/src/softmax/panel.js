@@ -3,6 +3,7 @@
 // Mount point: <div class="kv-softmax-panel" data-seed="7" data-n="16" data-b="4" data-scale="4" data-large="100">.
 // The data attributes are the starting settings; the controls change them and the tables are rebuilt.
 
+import { numberField } from '../forms/number-field.js';
 import { compute } from './compute.js';
 import * as fmt from './format.js';
 import { el, numberCell, table } from './table.js';
@@ -21,17 +22,20 @@ function divisors(n) {
   return out;
 }
 
-function field(label, input) {
+function field(label, input, ...extra) {
   const wrap = el('label', 'kv-sp-field');
-  wrap.append(el('span', '', label), input);
+  wrap.append(el('span', '', label), input, ...extra);
   return wrap;
 }
 
-function numberInput(name, value, { min, max, step }) {
+/** A number input whose typed values outside [min, max] are refused (the range is stated beside it). */
+function numberInput(name, value, { min, max, step, whole = false }, apply) {
   const input = el('input');
-  Object.assign(input, { type: 'number', name, value: String(value), min: String(min), max: String(max) });
+  Object.assign(input, { type: 'number', name });
   input.step = String(step);
-  return input;
+  const bounded = numberField(input, { min, max, whole, apply });
+  bounded.show(value);
+  return { input, hint: bounded.hint };
 }
 
 function select(name, options, value) {
@@ -96,12 +100,24 @@ export function mount(root) {
   const settings = readSettings(root);
   const controls = el('form', 'kv-sp-controls');
   controls.addEventListener('submit', (e) => e.preventDefault());
-  const seed = numberInput('seed', settings.seed, { min: 0, max: 4294967295, step: 1 });
+  const typed = { seed: settings.seed, scale: settings.scale, large: settings.large }; // applied values
+  const typedInput = (name, range) =>
+    numberInput(name, typed[name], range, (v) => {
+      typed[name] = v;
+      update();
+    });
+  const seed = typedInput('seed', { min: 0, max: 4294967295, step: 1, whole: true });
   const n = select('n', SIZES.includes(settings.n) ? SIZES : [...SIZES, settings.n].sort((a, b) => a - b), settings.n);
   const b = select('b', divisors(settings.n), settings.b);
-  const scale = numberInput('scale', settings.scale, { min: 0, max: 1000, step: 'any' });
-  const large = numberInput('large', settings.large, { min: 0, max: 10000, step: 'any' });
-  controls.append(field('seed', seed), field('N', n), field('tile b', b), field('scale', scale), field('large', large));
+  const scale = typedInput('scale', { min: 0, max: 1000, step: 'any' });
+  const large = typedInput('large', { min: 0, max: 10000, step: 'any' });
+  controls.append(
+    field('seed', seed.input, seed.hint),
+    field('N', n),
+    field('tile b', b),
+    field('scale', scale.input, scale.hint),
+    field('large', large.input, large.hint),
+  );
   const out = el('div', 'kv-sp-tables');
   root.replaceChildren(controls, out);
 
@@ -115,18 +131,13 @@ export function mount(root) {
       b.value = String(divisors(size).filter((t) => t <= keep).pop());
       shownN = size;
     }
-    const s = {
-      seed: Math.max(0, Math.floor(Number(seed.value) || 0)),
-      n: size,
-      b: Number(b.value),
-      scale: Number(scale.value) || 0,
-      large: Number(large.value) || 0,
-    };
+    const s = { seed: typed.seed, n: size, b: Number(b.value), scale: typed.scale, large: typed.large };
+    root.dataset.settings = JSON.stringify(s); // what the tables are computed from
     const r = compute(s);
     out.replaceChildren(compareTable(r), rescaleTable(r), overflowTable(r, s.large));
     root.dataset.ready = 'true';
   };
-  controls.addEventListener('input', update);
-  controls.addEventListener('change', update);
+  n.addEventListener('change', update);
+  b.addEventListener('change', update);
   update();
 }

@@ -1,13 +1,18 @@
-// The canvas settings, editable live: unit (px per canvas unit), grid opacity, canvas color, and where the origin
-// sits (px right of and above the canvas centre). `change(name, value)` applies one; `show(settings)` refreshes.
+// The canvas settings, above the figure and editable live, each under a name a reader knows and with its unit:
+// scale (px per canvas unit), grid opacity, background colour, and where the origin sits (px right of and above
+// the canvas centre). The inputs keep the Scene's setting names (name="unit", ...). A typed value out of range is
+// refused with the range stated beside it (forms/number-field.js). `change(name, value)` applies one;
+// `show(settings)` refreshes.
+import { numberField } from '../../forms/number-field.js';
 import { h } from './dom.js';
 
+/** [setting, label, input attributes, range for a typed number {min, max, unit}]. */
 const FIELDS = [
-  ['unit', { type: 'number', min: 1, max: 400, step: 1 }],
-  ['gridOpacity', { type: 'range', min: 0, max: 1, step: 0.05 }],
-  ['canvasColor', { type: 'color' }],
-  ['originX', { type: 'number', step: 10 }],
-  ['originY', { type: 'number', step: 10 }],
+  ['unit', 'Scale', { type: 'number', step: 'any' }, { min: 1, max: 400, unit: 'px per unit' }],
+  ['gridOpacity', 'Grid opacity', { type: 'range', min: 0, max: 1, step: 0.05 }, null],
+  ['canvasColor', 'Background', { type: 'color' }, null],
+  ['originX', 'Origin x', { type: 'number', step: 10 }, { min: -2000, max: 2000, unit: 'px right' }],
+  ['originY', 'Origin y', { type: 'number', step: 10 }, { min: -2000, max: 2000, unit: 'px up' }],
 ];
 
 let probe = null;
@@ -22,25 +27,32 @@ function asHex(color) {
 }
 
 export class SettingsPanel {
+  /** The panel, first in `parent` (above the canvas). */
   constructor(parent, change) {
     this.inputs = {};
-    const rows = FIELDS.map(([name, attrs]) => {
+    this.fields = {};
+    const rows = FIELDS.map(([name, text, attrs, range]) => {
       const input = h('input', { ...attrs, name, class: 'kv-setting' });
-      input.addEventListener('input', () => {
-        if (name === 'canvasColor') change(name, input.value);
-        else if (input.value !== '' && Number.isFinite(Number(input.value))) change(name, Number(input.value));
-      });
       this.inputs[name] = input;
-      return h('label', {}, h('span', {}, name), input);
+      const extra = [];
+      if (range) {
+        this.fields[name] = numberField(input, { ...range, apply: (v) => change(name, v) });
+        extra.push(this.fields[name].hint);
+      } else {
+        input.addEventListener('input', () => change(name, name === 'canvasColor' ? input.value : Number(input.value)));
+      }
+      return h('label', {}, h('span', { class: 'kv-setting-name' }, text), input, ...extra);
     });
-    this.root = h('details', { class: 'kv-settings' }, h('summary', {}, 'Canvas settings'), h('div', { class: 'kv-settings-grid' }, ...rows));
-    parent.append(this.root);
+    this.root = h('fieldset', { class: 'kv-settings' }, h('legend', {}, 'Canvas'), ...rows);
+    parent.prepend(this.root);
   }
 
   show(settings) {
     for (const [name, input] of Object.entries(this.inputs)) {
-      if (document.activeElement === input) continue;
-      input.value = name === 'canvasColor' ? asHex(settings[name]) || '#ffffff' : settings[name];
+      if (this.fields[name]) this.fields[name].show(settings[name]);
+      else if (document.activeElement !== input) {
+        input.value = name === 'canvasColor' ? asHex(settings[name]) || '#ffffff' : settings[name];
+      }
     }
   }
 
