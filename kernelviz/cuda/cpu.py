@@ -2,9 +2,9 @@
 program (cached by the hash of its sources), which runs in a subprocess, so a kernel that crashes or hangs fails
 its call and nothing else.
 
-`run(kernel, q, k, v, ...)` returns the kernel's outputs as float32 arrays (see kernels.outputs). The harness
-surrounds every buffer with NaN guard zones: an out-of-bounds read shows as NaN in the outputs, and an
-out-of-bounds write, or an output element never written, raises KernelRunError.
+`run(kernel, q, k, v, ...)` (online softmax: `run("online_softmax", x, v, ...)`) returns the kernel's outputs as float32
+arrays (see kernels.outputs). The harness surrounds every buffer with NaN guard zones: an out-of-bounds read shows as
+NaN in the outputs, and an out-of-bounds write, or an output element never written, raises KernelRunError.
 """
 
 import shutil
@@ -20,7 +20,7 @@ HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
 FLAGS = ("-std=c++20", "-O2", "-pthread")
 CPU_THREADS = 32
-_DEFINE = {"fa1": "KV_FA1", "fa2": "KV_FA2", "flash_decoding": "KV_FD"}
+_DEFINE = {"fa1": "KV_FA1", "fa2": "KV_FA2", "flash_decoding": "KV_FD", "online_softmax": "KV_SOFTMAX"}
 
 
 class KernelRunError(RuntimeError):
@@ -62,10 +62,7 @@ def build(kernel, configs, source=None):
 
 def run(
     kernel,
-    q,
-    k,
-    v,
-    *,
+    *arrays,
     causal=False,
     scale=None,
     tiles=None,
@@ -77,14 +74,15 @@ def run(
 ):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
-    q, k, v: (BH, N, D) arrays (flash decoding: q is (BH, 1, D)); scale defaults to 1/sqrt(D); tiles (Br, Bc)
+    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (flash decoding: q is
+    (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D); scale defaults to 1/sqrt(D); tiles (Br, Bc)
     default to kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h);
     `source` replaces the .cu text. Raises SharedMemoryError before running if the tiles would not fit a GPU,
     KernelRunError if the program fails or times out."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
-    q, k, v = (np.ascontiguousarray(x, dtype=np.float32) for x in (q, k, v))
-    bh, n, d = k.shape
+    arrays = [np.ascontiguousarray(x, dtype=np.float32) for x in arrays]
+    bh, n, d = kernels.sizes(kernel, arrays)
     tiles = tuple(tiles or kernels.default_tiles(kernel, d))
     kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same shared-memory check as on a GPU
     scale = 1.0 / np.sqrt(d) if scale is None else scale
@@ -93,7 +91,7 @@ def run(
     try:
         done = subprocess.run(
             [str(a) for a in argv],
-            input=q.tobytes() + k.tobytes() + v.tobytes(),
+            input=b"".join(x.tobytes() for x in arrays),
             capture_output=True,
             timeout=timeout,
         )

@@ -4,7 +4,8 @@ Both backends, the CPU shim (`cpu.py`) and the GPU (`launch.py`), take their lau
 that would not fit a GPU's shared memory fails the same way on the CPU, before anything runs.
 
 Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per
-(batch·head). The outputs are named as in the kernels (see `outputs`).
+(batch·head). Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D). The inputs and
+outputs are named as in the kernels (see `inputs` and `outputs`).
 """
 
 import math
@@ -14,8 +15,9 @@ from pathlib import Path
 import numpy as np
 
 FOLDER = Path(__file__).parent
-KERNELS = ("fa1", "fa2", "flash_decoding")
-FILES = {"fa1": "fa1.cu", "fa2": "fa2.cu", "flash_decoding": "flash_decoding.cu"}
+KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding")
+FILES = {k: f"{k}.cu" for k in KERNELS}
+ONE_ROW = ("online_softmax", "flash_decoding")  # one row per (batch·head): Br = 1
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
 GPU_THREADS = 128
 
@@ -36,7 +38,7 @@ class Launch:
 
 def default_tiles(kernel, d):
     """(Br, Bc) for head dimension d: the largest that keep a block's shared memory under 48 KiB."""
-    if kernel == "flash_decoding":
+    if kernel in ONE_ROW:
         return (1, 64 if d <= 64 else 32)
     return (32, 32) if d <= 64 else (16, 16)
 
@@ -48,6 +50,8 @@ def shared_bytes(kernel, tiles, d):
         return [4 * (2 * br * d + 2 * bc * d + br * bc + 2 * br)]
     if kernel == "flash_decoding":
         return [4 * (2 * d + 2 * bc * d + bc + 3), 4 * (2 + d)]  # fd_split, fd_combine
+    if kernel == "online_softmax":
+        return [4 * (bc + bc * d + d + 3)]
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
 
 
@@ -78,6 +82,10 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
         launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
     elif kernel == "fa1":
         launches = [Launch(f"fa1<{br}, {bc}, {d}>", (bh,), threads, smem[0])]
+    elif kernel == "online_softmax":
+        if br != 1:
+            raise ValueError(f"online softmax takes Br = 1 (one row per block), not Br={br}")
+        launches = [Launch(f"online_softmax<{bc}, {d}>", (bh,), threads, smem[0])]
     else:
         if br != 1 or n_splits < 1:
             raise ValueError(f"flash decoding takes Br = 1 and n_splits >= 1, not Br={br}, n_splits={n_splits}")
@@ -90,8 +98,33 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
     return launches
 
 
+def inputs(kernel, bh, n, d):
+    """{name: shape} of what `kernel` reads, in the order the kernels' arguments list them."""
+    if kernel == "online_softmax":
+        return {"X": (bh, n), "V": (bh, n, d)}
+    return {"Q": (bh, 1 if kernel == "flash_decoding" else n, d), "K": (bh, n, d), "V": (bh, n, d)}
+
+
+def sizes(kernel, arrays):
+    """(BH, N, D) of `kernel`'s inputs `arrays` (anything with .shape, in the order of `inputs`; the last is V, of
+    shape (BH, N, D)). Raises ValueError naming the input whose shape is wrong."""
+    if kernel not in KERNELS:
+        raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
+    names = list(inputs(kernel, 1, 1, 1))
+    if len(arrays) != len(names) or len(arrays[-1].shape) != 3:
+        shapes = [tuple(x.shape) for x in arrays]
+        raise ValueError(f"{kernel} takes {', '.join(names)} (the last (BH, N, D)), got arrays of shapes {shapes}")
+    bh, n, d = arrays[-1].shape
+    for (name, shape), x in zip(inputs(kernel, bh, n, d).items(), arrays, strict=True):
+        if tuple(x.shape) != shape:
+            raise ValueError(f"{kernel}: {name} has shape {tuple(x.shape)}, expected {shape}")
+    return bh, n, d
+
+
 def outputs(kernel, bh, n, d, n_splits=1):
     """{name: shape} of what `kernel` writes, in the order the kernels' arguments list them."""
+    if kernel == "online_softmax":
+        return {"O": (bh, d), "m_out": (bh,), "d_out": (bh,)}
     if kernel == "fa2":
         return {"O": (bh, n, d), "L": (bh, n)}
     if kernel == "fa1":
@@ -105,14 +138,16 @@ def outputs(kernel, bh, n, d, n_splits=1):
 
 
 def arguments(kernel, n, scale, causal=False, n_splits=1):
-    """Each launch's arguments, in the order of its __global__ signature: arrays by name ("Q", "K", "V" and the
-    names of `outputs`) and scalars as np.int32 (C int) or np.float32 (C float). The GPU launcher fills the names
+    """Each launch's arguments, in the order of its __global__ signature: arrays by name (the names of `inputs`
+    and `outputs`) and scalars as np.int32 (C int) or np.float32 (C float). The GPU launcher fills the names
     in with device arrays; the tests check the kinds against the compiled kernels' signatures."""
     n32, scale32 = np.int32(n), np.float32(scale)
     if kernel == "fa2":
         return [("Q", "K", "V", "O", "L", n32, scale32, np.int32(bool(causal)))]
     if kernel == "fa1":
         return [("Q", "K", "V", "O", "l", "m", n32, scale32, np.int32(bool(causal)))]
+    if kernel == "online_softmax":
+        return [("X", "V", "O", "m_out", "d_out", n32)]
     if kernel == "flash_decoding":
         partial = ("O_partial", "m_partial", "l_partial")
         splits = np.int32(n_splits)

@@ -1,11 +1,11 @@
 """Run the kernels on an NVIDIA GPU through CuPy (an optional dependency, imported only here and only when called).
 
-`run(kernel, q, k, v, ...)` takes the same arguments as cpu.run and returns the same {name: float32 array};
-`prepare` returns a function that only enqueues the launches, for timing.
-The cubin comes from nvrtc.build for the device's architecture (the same compile the tests run without a GPU, cached
-on disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before each launch the host checks
-the block's shared memory, computed from the tiles, against the device's limit and raises kernels.SharedMemoryError
-if it does not fit, and checks that the loaded kernel declares exactly that much.
+`run(kernel, q, k, v, ...)` (online softmax: `run("online_softmax", x, v, ...)`) takes the same arguments as cpu.run and
+returns the same {name: float32 array}; `prepare` returns a function that only enqueues the launches, for timing. The
+cubin comes from nvrtc.build for the device's architecture (the same compile the tests run without a GPU, cached on
+disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before each launch the host checks the
+block's shared memory, computed from the tiles, against the device's limit and raises kernels.SharedMemoryError if it
+does not fit, and checks that the loaded kernel declares exactly that much.
 
 Inputs may be NumPy arrays (copied to the GPU) or anything CuPy takes without a copy (CuPy arrays, PyTorch CUDA
 tensors, through __cuda_array_interface__).
@@ -56,18 +56,16 @@ def shared_limit():
     return cupy.cuda.Device().attributes["MaxSharedMemoryPerBlock"]
 
 
-def prepare(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
-    """Check and compile `kernel` for these inputs (device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to
-    copy) and return (go, out): go() enqueues its launches on the current stream, out is {name: CuPy array} it
-    writes. Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for
-    bad shapes, RuntimeError if the compiled kernel's shared memory is not what the host computed."""
+def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
+    """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; device arrays: CuPy, or
+    PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches on the current
+    stream, out is {name: CuPy array} it writes. Raises SharedMemoryError before anything runs when the tiles do
+    not fit the device, ValueError for bad shapes, RuntimeError if the compiled kernel's shared memory is not what
+    the host computed."""
     import cupy
 
-    q, k, v = (cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in (q, k, v))
-    bh, n, d = k.shape
-    expected_q = (bh, 1, d) if kernel == "flash_decoding" else (bh, n, d)
-    if q.shape != expected_q or v.shape != k.shape:
-        raise ValueError(f"{kernel}: q {q.shape}, k {k.shape}, v {v.shape}; q must be {expected_q}, v like k")
+    arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in arrays]
+    bh, n, d = kernels.sizes(kernel, arrays)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit())
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits)
@@ -80,7 +78,7 @@ def prepare(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=ke
                 f"{launch.name}: compiled with {fn.shared_size_bytes} bytes of shared memory, "
                 f"the host computed {launch.shared_bytes}"
             )
-    arrays = {"Q": q, "K": k, "V": v, **out}
+    arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
         for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits)
@@ -97,12 +95,12 @@ def prepare(kernel, q, k, v, *, causal=False, scale=None, tiles=None, threads=ke
     return go, out
 
 
-def run(kernel, q, k, v, **options):
+def run(kernel, *arrays, **options):
     """Run `kernel` on the GPU and return {name: NumPy float32 array}; the arguments are cpu.run's (and
     prepare's). Raises SharedMemoryError before launching when the tiles do not fit the device."""
     import cupy
 
-    go, out = prepare(kernel, q, k, v, **options)
+    go, out = prepare(kernel, *arrays, **options)
     go()
     cupy.cuda.get_current_stream().synchronize()
     return {name: cupy.asnumpy(x) for name, x in out.items()}

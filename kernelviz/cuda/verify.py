@@ -1,8 +1,9 @@
 """Check the kernels against attention/'s float64 reference, on the GPU when there is one, else through the CPU
 shim, and tabulate the results (what ptxas says about them is compile.py's table).
 
-The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed
-from the same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|).
+The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed from the
+same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|). Online softmax is
+held to the same measures against `softmax_fp64`: its O, and m + log d against the row's logsumexp.
 """
 
 from dataclasses import dataclass
@@ -31,9 +32,13 @@ class Check:
         return bool(self.error <= TOL)
 
 
-def inputs(bh, n, d, decode=False, seed=0):
-    """Random float32 q, k, v; q has one row per (batch·head) when `decode`."""
+def inputs(bh, n, d, decode=False, seed=0, kernel=None):
+    """Random float32 q, k, v; q has one row per (batch·head) when `decode`. For kernel "online_softmax": x, v,
+    with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3)."""
     rng = np.random.default_rng(seed)
+    if kernel == "online_softmax":
+        x = (3 * rng.standard_normal((bh, n))).astype(np.float32)
+        return x, rng.standard_normal((bh, n, d)).astype(np.float32)
     q = rng.standard_normal((bh, 1 if decode else n, d)).astype(np.float32)
     k, v = (rng.standard_normal((bh, n, d)).astype(np.float32) for _ in range(2))
     return q, k, v
@@ -55,10 +60,23 @@ def lse_err(x, ref):
     return float(np.abs(x - ref).max() / max(1.0, float(np.abs(ref).max())))
 
 
-def error(kernel, out, q, k, v, causal=False):
-    """The larger of the errors of `out` (a kernel's outputs) against attention_fp64: O by rel_err, and L (FA1:
-    m + log l) by lse_err."""
-    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+def softmax_fp64(x, v):
+    """(o, lse) in float64: o = softmax(x) V per row, (BH, D), and lse = logsumexp(x), (BH,); x is (BH, N), v is
+    (BH, N, D)."""
+    x, v = np.asarray(x, dtype=np.float64), np.asarray(v, dtype=np.float64)
+    m = x.max(-1, keepdims=True)
+    p = np.exp(x - m)
+    return np.einsum("bn,bnd->bd", p, v) / p.sum(-1, keepdims=True), (m + np.log(p.sum(-1, keepdims=True)))[:, 0]
+
+
+def error(kernel, out, *arrays, causal=False):
+    """The larger of the errors of `out` (a kernel's outputs, for inputs `arrays`) against attention_fp64 (online
+    softmax: softmax_fp64): O by rel_err, and L (FA1: m + log l; online softmax: m + log d) by lse_err."""
+    if kernel == "online_softmax":
+        o_ref, lse_ref = softmax_fp64(*arrays)
+        lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
+        return max(rel_err(out["O"], o_ref), lse_err(lse, lse_ref))
+    o_ref, lse_ref = attention_fp64(*arrays, causal=causal)
     err = rel_err(out["O"], o_ref)
     if kernel == "fa2":
         err = max(err, lse_err(out["L"], lse_ref))
@@ -69,7 +87,8 @@ def error(kernel, out, q, k, v, causal=False):
 
 
 def checks(backend=None, shapes=SHAPES, **options):
-    """Run every kernel on `shapes` with and without causal masking (flash decoding: for each of SPLITS) on
+    """Run every kernel on `shapes` with and without causal masking (flash decoding: for each of SPLITS; online
+    softmax: once) on
     `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks."""
     backend = backend or ("gpu" if launch.available() else "cpu")
     run = launch.run if backend == "gpu" else cpu.run
@@ -77,12 +96,17 @@ def checks(backend=None, shapes=SHAPES, **options):
     for bh, n, d in shapes:
         for kernel in kernels.KERNELS:
             decode = kernel == "flash_decoding"
-            q, k, v = inputs(bh, n, d, decode)
-            variants = [{"n_splits": s} for s in SPLITS] if decode else [{"causal": False}, {"causal": True}]
+            arrays = inputs(bh, n, d, decode, kernel=kernel)
+            variants = [{"causal": False}, {"causal": True}]
+            if decode:
+                variants = [{"n_splits": s} for s in SPLITS]
+            elif kernel == "online_softmax":
+                variants = [{}]
             for variant in variants:
-                out = run(kernel, q, k, v, **variant, **options)
-                option = f"splits={variant['n_splits']}" if decode else ("causal" if variant["causal"] else "full")
-                err = error(kernel, out, q, k, v, causal=variant.get("causal", False))
+                out = run(kernel, *arrays, **variant, **options)
+                option = "causal" if variant.get("causal") else "full"
+                option = f"splits={variant['n_splits']}" if decode else option
+                err = error(kernel, out, *arrays, causal=variant.get("causal", False))
                 found.append(Check(kernel, backend, (bh, n, d), option, err))
     return found
 

@@ -5,7 +5,8 @@ import pytest
 from cuda_cases import TOL, lse_err, needs_gxx, qkv, rel_err
 
 from kernelviz.attention.reference import attention_fp64
-from kernelviz.cuda import cpu
+from kernelviz.cuda import cpu, kernels
+from kernelviz.cuda.verify import inputs, softmax_fp64
 
 pytestmark = needs_gxx
 
@@ -69,14 +70,43 @@ def test_flash_decoding_matches_reference(n, d, n_splits):
     assert not out["l_partial"][~live].any() and not out["O_partial"][~live].any()
 
 
+@pytest.mark.parametrize("d", DS)
+@pytest.mark.parametrize("n", NS)
+def test_online_softmax_matches_reference(n, d):
+    x, v = inputs(3, n, d, seed=8, kernel="online_softmax")
+    out = cpu.run("online_softmax", x, v)
+    o_ref, lse_ref = softmax_fp64(x, v)
+    assert rel_err(out["O"], o_ref) <= TOL  # kept normalized by d after every tile: the answer as it stands
+    assert rel_err(out["m_out"], x.max(-1)) == 0  # the max is exact: a max of float32s is one of them
+    lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
+    assert lse_err(lse, lse_ref) <= TOL
+
+
+def test_online_softmax_on_scores_whose_max_grows_late():
+    """A row sorted ascending: the max grows on every tile, so every tile rescales what came before, by e^(-8)."""
+    x = np.arange(40, dtype=np.float32)[None, :] * 1.0
+    v = np.random.default_rng(9).standard_normal((1, 40, 16)).astype(np.float32)
+    out = cpu.run("online_softmax", x, v, tiles=(1, 8), threads=5)
+    assert rel_err(out["O"], softmax_fp64(x, v)[0]) <= TOL
+
+
+def test_inputs_of_the_wrong_shape_are_refused_naming_them():
+    x, v = inputs(2, 10, 16, kernel="online_softmax")
+    with pytest.raises(ValueError, match=r"online_softmax: X has shape \(2, 9\), expected \(2, 10\)"):
+        cpu.run("online_softmax", x[:, :9], v)
+    with pytest.raises(ValueError, match="takes X, V"):
+        cpu.run("online_softmax", x, v, v)
+
+
 @pytest.mark.parametrize("schedule", ["forward", "backward"])
-@pytest.mark.parametrize("kernel", ["fa1", "fa2", "flash_decoding"])
+@pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_deterministic_schedules_agree(kernel, schedule):
     """One thread at a time between barriers, in either order, gives the answer the free-running threads give."""
-    q, k, v = qkv(2, 130, 16, decode=kernel == "flash_decoding", seed=3)
+    arrays = inputs(2, 130, 16, decode=kernel == "flash_decoding", seed=3, kernel=kernel)
     options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
-    free = cpu.run(kernel, q, k, v, **options)
-    turns = cpu.run(kernel, q, k, v, schedule=schedule, **options)
+    options = {} if kernel == "online_softmax" else options
+    free = cpu.run(kernel, *arrays, **options)
+    turns = cpu.run(kernel, *arrays, schedule=schedule, **options)
     for name in free:
         np.testing.assert_array_equal(turns[name], free[name])
 

@@ -6,6 +6,7 @@ from cuda_cases import TOL, lse_err, qkv, rel_err
 
 from kernelviz.attention.reference import attention_fp64
 from kernelviz.cuda import cpu, kernels, launch
+from kernelviz.cuda.verify import inputs, softmax_fp64
 
 pytestmark = [
     pytest.mark.gpu,
@@ -37,13 +38,21 @@ def test_flash_decoding_on_the_gpu(n, d, n_splits):
     assert rel_err(out["O"], attention_fp64(q, k, v)[0]) <= TOL
 
 
+@pytest.mark.parametrize("d", [16, 64, 128])
+@pytest.mark.parametrize("n", [1, 130, 4096])
+def test_online_softmax_on_the_gpu(n, d):
+    x, v = inputs(3, n, d, kernel="online_softmax")
+    out = launch.run("online_softmax", x, v)
+    assert rel_err(out["O"], softmax_fp64(x, v)[0]) <= TOL
+
+
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
-    q, k, v = qkv(2, 130, 64, decode=kernel == "flash_decoding")
-    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
-    gpu, host = launch.run(kernel, q, k, v, **options), cpu.run(kernel, q, k, v, **options)
+    arrays = inputs(2, 130, 64, decode=kernel == "flash_decoding", kernel=kernel)
+    options = {"flash_decoding": {"n_splits": 3}, "online_softmax": {}}.get(kernel, {"causal": True})
+    gpu, host = launch.run(kernel, *arrays, **options), cpu.run(kernel, *arrays, **options)
     for name in gpu:
         np.testing.assert_allclose(gpu[name], host[name], rtol=1e-5, atol=1e-6)
 

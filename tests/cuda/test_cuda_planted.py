@@ -7,10 +7,11 @@ the one-at-a-time schedules do not depend on the OS.
 """
 
 import pytest
-from cuda_cases import TOL, needs_gxx, qkv, rel_err
+from cuda_cases import TOL, needs_gxx, rel_err
 
 from kernelviz.attention.reference import attention_fp64
 from kernelviz.cuda import cpu, kernels
+from kernelviz.cuda.verify import inputs, softmax_fp64
 
 pytestmark = needs_gxx
 
@@ -33,12 +34,15 @@ def remove_sync(kernel, waits_for):
 def failures(kernel, source, n=130, d=16, **options):
     """The schedules under which `kernel` built from `source` fails the harness (empty: it passes)."""
     decode = kernel == "flash_decoding"
-    q, k, v = qkv(2, n, d, decode=decode, seed=7)
-    o_ref = attention_fp64(q, k, v, causal=options.get("causal", False))[0]
+    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel)
+    if kernel == "online_softmax":
+        o_ref = softmax_fp64(*arrays)[0]
+    else:
+        o_ref = attention_fp64(*arrays, causal=options.get("causal", False))[0]
     failed = []
     for schedule in cpu.SCHEDULES:
         try:
-            out = cpu.run(kernel, q, k, v, schedule=schedule, source=source, timeout=60, **options)
+            out = cpu.run(kernel, *arrays, schedule=schedule, source=source, timeout=60, **options)
         except cpu.KernelRunError as e:
             failed.append((schedule, str(e)))
             continue
@@ -47,10 +51,15 @@ def failures(kernel, source, n=130, d=16, **options):
     return failed
 
 
-@pytest.mark.parametrize("kernel", ["fa1", "fa2", "flash_decoding"])
+def options_of(kernel):
+    """The options each kernel is planted with: splits for flash decoding, causal masking for FA1 and FA2."""
+    return {"flash_decoding": {"n_splits": 3}, "online_softmax": {}}.get(kernel, {"causal": True})
+
+
+@pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_the_unchanged_kernels_pass(kernel):
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
-    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True}
+    options = options_of(kernel)
     assert failures(kernel, source, **options) == []
 
 
@@ -62,6 +71,9 @@ MISSING_SYNCS = [
     ("fa1", "every row's new Oi, li, mi"),
     ("flash_decoding", "alpha and P~ij from thread 0"),
     ("flash_decoding", "l_global from thread 0"),
+    ("online_softmax", "the whole tile in SRAM"),
+    ("online_softmax", "the weights and the factor from thread 0"),
+    ("online_softmax", "every thread done with xi, vi, factor"),
 ]
 
 
@@ -95,4 +107,16 @@ def test_an_off_by_one_read_past_the_last_key_is_caught():
 def test_an_off_by_one_split_boundary_is_caught():
     source = plant("flash_decoding", "n_end = min(n_start + S, N);", "n_end = min(n_start + S + 1, N);")
     failed = failures("flash_decoding", source, n_splits=3)  # the first key of the next split counted twice
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_online_softmax_without_the_rescale_is_caught():
+    source = plant("online_softmax", "o[k] = factor*o[k] + wv;", "o[k] = o[k] + wv;")
+    failed = failures("online_softmax", source)  # o is no longer moved onto the new max, nor renormalized
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_online_softmax_reading_past_the_row_is_caught():
+    source = plant("online_softmax", "int cols = min(B, N - col0);", "int cols = min(B, N - col0 + 1);")
+    failed = failures("online_softmax", source)  # the last row reads X[N] and V[N]: the guard zone's NaN
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)

@@ -6,6 +6,7 @@ from kernelviz.cuda import regions as regions_module
 from kernelviz.cuda.regions import RegionError, region, regions
 
 CONTRACT = {
+    "online_softmax.cu": ["setup", "init", "load", "new_max", "update", "write"],
     "fa2.cu": ["setup", "load_q", "load_kv", "scores", "update", "write_back"],
     "fa1.cu": ["setup", "load_kv", "load_q_carries", "scores", "update", "write_back"],
     "flash_decoding.cu": [

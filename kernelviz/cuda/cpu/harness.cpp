@@ -1,9 +1,10 @@
 // Runs one kernel of this folder on the CPU through shim.h; kernelviz/cuda/cpu.py builds and drives it.
 //
-// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2 or -DKV_FD (which kernel), and
-// -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding has Br = 1).
+// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FD or -DKV_SOFTMAX (which kernel), and
+// -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding and online softmax have Br = 1).
 // argv: BH N D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (Q has 1 row per BH for
-// flash decoding); stdout: the outputs as float32, in the order cpu.py reads them.
+// flash decoding; online softmax reads X, one row of N scores per BH, and V); stdout: the outputs as float32, in
+// the order cpu.py reads them.
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
 // a read past an input gives NaN in the answer, and a write past an output, or an output element never written,
@@ -115,6 +116,19 @@ int run(const Args& a) {
     kvshim::launch(fd_combine<D>, dim3{unsigned(a.BH), 1, 1}, block, a.schedule, Op.ptr(), mp.ptr(), lp.ptr(),
                    O.ptr(), a.n_splits);
     return finish({&Q, &K, &V}, {&Op, &mp, &lp, &O});
+}
+#endif
+
+#ifdef KV_SOFTMAX
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    static_assert(Br == 1, "online softmax has one row per block");
+    Buffer X("X", size_t(a.BH) * a.N), V("V", size_t(a.BH) * a.N * D);
+    Buffer O("O", size_t(a.BH) * D), m("m_out", a.BH), d("d_out", a.BH);
+    X.read(), V.read();
+    dim3 grid{unsigned(a.BH), 1, 1}, block{unsigned(a.threads), 1, 1};
+    kvshim::launch(online_softmax<Bc, D>, grid, block, a.schedule, X.ptr(), V.ptr(), O.ptr(), m.ptr(), d.ptr(), a.N);
+    return finish({&X, &V}, {&O, &m, &d});
 }
 #endif
 
