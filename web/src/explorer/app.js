@@ -9,6 +9,7 @@ import { budgetBytes } from './budgets.js';
 import { drawCanvas } from './canvas.js';
 import { buildControls } from './controls.js';
 import { h } from './dom.js';
+import { buildLegend } from './legend.js';
 import { bytes } from './format.js';
 import * as F from './formulas.js';
 import { buildMetrics } from './metrics.js';
@@ -133,6 +134,7 @@ export function mount(root, { location = window.location, history = window.histo
   }
 
   const code = buildCode();
+  const legend = buildLegend();
   const metrics = buildMetrics(CASES);
   const figure = h('div', { class: 'kvx-canvas' });
   const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
@@ -140,7 +142,7 @@ export function mount(root, { location = window.location, history = window.histo
     h('div', { class: 'kvx' }, [
       controls.element,
       h('div', { class: 'kvx-stage' }, [
-        h('div', { class: 'kvx-figure-col' }, [figure, status]),
+        h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
         h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
       ]),
       metrics.element,
@@ -154,6 +156,7 @@ export function mount(root, { location = window.location, history = window.histo
     controls.update(state);
     stepper.update(state, { Tr: view.Tr, visited: view.visited, ...walk() });
     figure.replaceChildren(drawCanvas(view, figure.clientWidth || undefined));
+    legend.update(state);
     status.textContent = statusText(view);
     status.classList.toggle('is-over', !view.fit.fits);
     code.update(state, written);

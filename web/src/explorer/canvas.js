@@ -52,7 +52,7 @@ function slots(indices, start, cell) {
   });
 }
 
-function box(x, y, w, h, { fill, stroke, width = 1, dash = null, opacity = 1 }) {
+export function box(x, y, w, h, { fill, stroke, width = 1, dash = null, opacity = 1 }) {
   return el('rect', {
     x,
     y,
@@ -80,10 +80,11 @@ function tile(x, y, w, h, name, look, text = name) {
   return g;
 }
 
-const dim = { kind: 'hbm', fill: HBM.fill, stroke: HBM.stroke };
-const masked = { kind: 'masked', fill: 'none', stroke: HBM.stroke, dash: '1 3', opacity: 0.6 }; // causal: skipped
-const resident = (role, active) => ({ kind: 'sram', ...TILE[role], width: active ? 2.5 : 1.5 });
-const visitedLook = (role) => ({ kind: 'visited', fill: HBM.fill, stroke: TILE[role].stroke, dash: '3 2' });
+// The looks of a tile, by what it means (legend.js explains each one with a swatch drawn by `box`).
+export const dim = { kind: 'hbm', fill: HBM.fill, stroke: HBM.stroke };
+export const masked = { kind: 'masked', fill: 'none', stroke: HBM.stroke, dash: '1 3', opacity: 0.6 }; // causal: skipped
+export const resident = (role, active) => ({ kind: 'sram', ...TILE[role], width: active ? 2.5 : 1.5 });
+export const visitedLook = (role) => ({ kind: 'visited', fill: HBM.fill, stroke: TILE[role].stroke, dash: '3 2' });
 
 function gapMark(x, y, w, h, vertical) {
   return label(vertical ? '⋮' : '⋯', { x: x + w / 2, y: y + h / 2 + 4, 'text-anchor': 'middle', fill: MUTED });
