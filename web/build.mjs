@@ -2,6 +2,8 @@
 //   dist/<name>.js        one bundle per web/src/entries/<name>.js (an ES module, minified, self-contained: no
 //                         shared chunks, so a page or the worker starts with one request per bundle, not two)
 //   dist/katex/           KaTeX's stylesheet and fonts (math is rendered at build time; this styles it)
+//   dist/build-time/      what only the site builder runs, never copied into a site: katex.min.js, the same KaTeX
+//                         build, which the builder runs in its embedded V8 (kernelviz/site/katex.py; no node)
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
 // browser check the same schema; import it as `kernelviz:validate-scene`.
@@ -36,6 +38,8 @@ function copyAssets() {
     recursive: true,
     filter: (src) => !/\.(ttf|woff)$/.test(src), // woff2 is enough for every browser we support
   });
+  mkdirSync(join(dist, 'build-time'), { recursive: true });
+  cpSync(join(modules, 'katex', 'dist', 'katex.min.js'), join(dist, 'build-time', 'katex.min.js'));
   mkdirSync(join(dist, 'pyodide'), { recursive: true });
   for (const f of PYODIDE_FILES) cpSync(join(modules, 'pyodide', f), join(dist, 'pyodide', f));
 }

@@ -1,6 +1,6 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
-their chunks and CSS, KaTeX's CSS and fonts, Pyodide), ``site.css`` and the icon, and the Python the browser worker
-runs:
+their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``
+and the icon, and the Python the browser worker runs:
 
     assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json, figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
@@ -17,7 +17,8 @@ from .diagnostics import BuildError
 
 PACKAGE = Path(__file__).resolve().parents[1]  # kernelviz/
 STATIC = Path(__file__).parent / "static"
-REQUIRED = ("main.js", "katex/katex.min.css")
+REQUIRED = ("main.js", "katex/katex.min.css", "build-time/katex.min.js")
+BUILD_TIME = "build-time"  # what the builder runs (KaTeX's JS), never copied into a site
 SETUP = "run `make setup` (or `cd web && npm ci && node build.mjs`)"
 
 
@@ -40,7 +41,7 @@ def stylesheets(web_dist, scripts=()):
 
 def copy(web_dist, assets):
     """Fill `assets` (a new folder): the runtime, site.css and the worker's Python with its manifest."""
-    shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*"))
+    shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*", BUILD_TIME))
     for name in ("site.css", "favicon.svg"):
         shutil.copy2(STATIC / name, assets / name)
     manifest = []

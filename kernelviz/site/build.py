@@ -1,7 +1,7 @@
 """``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
 
     collect pages → parse → run editors → resolve (steps, trace numbers, links, CUDA regions, contents, sections)
-    → typeset math (one KaTeX process) → render → write, with the assets → check links → strict? → publish
+    → typeset math (KaTeX, in-process) → render → write, with the assets → check links → strict? → publish
 
 The site is written to a staging folder beside `out` and moved into place only when the build succeeds, so a failed
 build leaves the last good site as it was (what ``kernelviz serve`` keeps serving). Warnings name the page file and
@@ -14,14 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..runner import Source, run
-from . import assets, katex, linkcheck, nav, pages, render
+from . import assets, katex, linkcheck, locations, nav, pages, render
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, steps, toc, trace
 from .markdown import markdown
 
-ROOT = Path(__file__).resolve().parents[2]  # the repository, when kernelviz is installed from it (editable)
-WEB = ROOT / "web"  # web/node_modules has KaTeX; web/dist the bundled runtime
-WEB_DIST = WEB / "dist"
+WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
+PAGES = locations.PAGES
 MARKER = ".kernelviz-site"  # in every site we write; a folder without it is never replaced
 RESOLVE = (steps, trace, links, cuda, contents, toc)
 
@@ -43,7 +42,7 @@ class BuildResult:
     seconds: float = 0.0
 
 
-def build(pages_dir="pages", out="site", *, strict=False, web_dist=WEB_DIST, log=print):
+def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
     done, or under `strict` when there is any warning (then `out` is left as it was)."""
     started = time.perf_counter()
@@ -66,9 +65,9 @@ def build(pages_dir="pages", out="site", *, strict=False, web_dist=WEB_DIST, log
             extension.resolve(page, context)
         page.links += [(f"assets/{name}.js", page.meta_line) for name in page.meta.get("scripts", [])]
 
-    # typeset every formula of the build in one KaTeX process
+    # typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8)
     found = [(page, math.formulas(page)) for page in site]
-    typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], WEB)
+    typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], web_dist)
     for page, formulas in found:
         math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
         math.check_delimiters(page, diagnostics)

@@ -1,21 +1,22 @@
-"""Math typeset at build time by KaTeX: every formula of a build in ONE node process (``katex_render.mjs``).
+"""Math typeset at build time by KaTeX, in-process: KaTeX's own build (``katex.min.js``, shipped in the runtime at
+``web/dist/build-time/``) runs in the builder's embedded V8 (``site.js``), so building needs no node.
 
-    results = typeset([("m_i", False), (r"\\textcolor{#1d4ed8}{m_i}", True)], web_dir)
+    results = typeset([("m_i", False), (r"\\frac{1}{2}", True)], web_dist)
     results[0].html    # KaTeX's HTML (and MathML), or None when it could not typeset it
     results[0].error   # KaTeX's message, e.g. "KaTeX parse error: Undefined control sequence: \\foo at position 1"
 
-KaTeX comes from ``web/node_modules/katex`` (installed by ``make setup``); node must be on PATH.
+`macros` (name -> expansion, e.g. {"\\kvq": "\\textcolor{blue}{#1}"}; a # that is not an argument is written ##)
+are KaTeX's ``macros`` option, given afresh to every formula.
 """
 
-import json
-import shutil
-import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import js
 from .diagnostics import BuildError
 
-SCRIPT = Path(__file__).with_name("katex_render.mjs")
+WRAPPER = Path(__file__).with_name("katex_typeset.js")
+KATEX = Path("build-time") / "katex.min.js"  # relative to the runtime folder (web/dist)
 
 
 @dataclass
@@ -25,26 +26,29 @@ class Typeset:
     warnings: list = field(default_factory=list)
 
 
-def typeset(formulas, web_dir):
+def script(web_dist):
+    """The KaTeX build the runtime at `web_dist` carries. Raises BuildError when it has none."""
+    path = Path(web_dist) / KATEX
+    if not path.is_file():
+        raise BuildError(
+            f"KaTeX is not in the runtime: there is no {path}; rebuild the runtime (`make setup`, or "
+            "`cd web && npm ci && node build.mjs`)"
+        )
+    return path
+
+
+def typeset(formulas, web_dist, macros=None):
     """Typeset `formulas`, a list of (tex, display), in order. Equal formulas are typeset once.
-    Raises BuildError when node or KaTeX is missing or the process fails."""
+    Raises BuildError when KaTeX or the JavaScript engine is missing."""
     if not formulas:
         return []
     unique = list(dict.fromkeys(formulas))
-    node = shutil.which("node")
-    module = Path(web_dir) / "node_modules" / "katex" / "dist" / "katex.mjs"
-    if node is None:
-        raise BuildError("the page math is typeset by KaTeX under node, and node is not on PATH (make setup)")
-    if not module.is_file():
-        raise BuildError(f"KaTeX is not installed at {module}: run `make setup` (or `cd web && npm ci`)")
-    payload = json.dumps([{"tex": tex, "display": display} for tex, display in unique])
-    proc = subprocess.run(
-        [node, str(SCRIPT), str(module)], input=payload, capture_output=True, text=True, encoding="utf-8"
-    )
-    if proc.returncode != 0:
-        raise BuildError(f"KaTeX (node {SCRIPT.name}) failed:\n{proc.stderr.strip()}")
+    js.load(script(web_dist))
+    js.load(WRAPPER)
+    items = [{"tex": tex, "display": display} for tex, display in unique]
+    results = js.call("kvTypeset", {"items": items, "macros": dict(macros or {})})
     done = {
         key: Typeset(r.get("html"), r.get("error"), r.get("warnings", []))
-        for key, r in zip(unique, json.loads(proc.stdout), strict=True)
+        for key, r in zip(unique, results, strict=True)
     }
     return [done[f] for f in formulas]

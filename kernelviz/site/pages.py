@@ -68,11 +68,16 @@ def display_name(path):
 
 
 def collect(pages_dir):
-    """The ``*.md`` files of `pages_dir`, sorted by name. Raises BuildError when the folder is missing."""
+    """The ``*.md`` files of `pages_dir`, sorted by name. Raises BuildError, naming the folder looked for (as given
+    and absolute), when it is missing or holds no page."""
     pages_dir = Path(pages_dir)
+    where = f"{pages_dir} (looked for {pages_dir.resolve()})"
     if not pages_dir.is_dir():
-        raise BuildError(f"no pages folder at {display_name(pages_dir)}")
-    return sorted(pages_dir.glob("*.md"))
+        raise BuildError(f"no pages folder at {where}; pass --pages DIR, a folder of NAME.md pages")
+    found = sorted(pages_dir.glob("*.md"))
+    if not found:
+        raise BuildError(f"the pages folder {where} has no .md page; a page is NAME.md with front matter")
+    return found
 
 
 def parse(path, md, diagnostics):

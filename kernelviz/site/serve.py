@@ -11,10 +11,10 @@ import sys
 import threading
 from pathlib import Path
 
-from .build import ROOT, WEB_DIST, build
+from .build import PAGES, WEB_DIST, build
 from .diagnostics import BuildError
+from .locations import CUDA
 
-CUDA = ROOT / "kernelviz" / "cuda"
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript",
@@ -118,7 +118,7 @@ def _identity(folders):
     return out
 
 
-def serve(pages_dir="pages", out="site", *, host="127.0.0.1", port=8000, log=print, **options):
+def serve(pages_dir=PAGES, out="site", *, host="127.0.0.1", port=8000, log=print, **options):
     """Build, serve and rebuild on change until interrupted. Returns an exit status."""
     if not rebuild(pages_dir, out, log=log, **options) and not Path(out).is_dir():
         log("kernelviz serve: the first build failed and there is no earlier site to serve")

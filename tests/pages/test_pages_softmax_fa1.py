@@ -51,17 +51,16 @@ def with_front(text, front):
 
 @pytest.fixture(scope="module")
 def stand_in_runtime(tmp_path_factory):
-    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel entry), beside the real web/node_modules, whose
-    KaTeX typesets the math."""
-    modules = ROOT / "web" / "node_modules" / "katex"
-    if NODE is None or not modules.is_dir():
-        pytest.skip("the build typesets math with KaTeX under node: run `make setup`")
-    web = tmp_path_factory.mktemp("web")
-    (web / "node_modules").symlink_to(ROOT / "web" / "node_modules")
-    dist = web / "dist"
+    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel entry) with the real KaTeX build, which typesets
+    the math."""
+    from kernelviz.site.build import WEB_DIST
+
+    dist = tmp_path_factory.mktemp("web") / "dist"
     for name in ("main.js", "softmax-panel.js", "katex/katex.min.css"):
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text("/* stand-in */\n")
+    (dist / "build-time").mkdir()
+    shutil.copy2(WEB_DIST / "build-time" / "katex.min.js", dist / "build-time" / "katex.min.js")
     return dist
 
 

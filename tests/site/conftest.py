@@ -1,9 +1,12 @@
 """Fixture sites: pages written into a tmp folder and built end to end, against a small stand-in runtime bundle
 (the real one is tested with the real pages) and a CUDA folder of our own."""
 
+import shutil
 import textwrap
 
 import pytest
+
+from kernelviz.site.build import WEB_DIST
 
 FIXTURE_CU = """\
 // a kernel file for the site tests
@@ -22,7 +25,7 @@ __global__ void k(float* x) {
 @pytest.fixture(scope="session")
 def fake_dist(tmp_path_factory):
     """A stand-in for web/dist: the files a site needs, an `explorer` entry with its CSS, and the editors' bundle
-    (editors.js links its own editors.css)."""
+    (editors.js links its own editors.css), with the real KaTeX build the builder runs (math is typeset for real)."""
     dist = tmp_path_factory.mktemp("dist")
     for name, text in {
         "main.js": "export {};\n",
@@ -36,6 +39,8 @@ def fake_dist(tmp_path_factory):
     }.items():
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text(text)
+    (dist / "build-time").mkdir()
+    shutil.copy2(WEB_DIST / "build-time" / "katex.min.js", dist / "build-time" / "katex.min.js")
     return dist
 
 

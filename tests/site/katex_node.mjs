@@ -1,5 +1,5 @@
-// Typesets every formula of a build in one process: the site builder (kernelviz/site/katex.py) runs
-//   node katex_render.mjs PATH/TO/katex.mjs  <  [{"tex": "...", "display": false}, ...]
+// KaTeX under node, as the site builder typeset math before it ran KaTeX in-process; test_site_katex.py runs
+//   node katex_node.mjs PATH/TO/katex.mjs  <  [{"tex": "...", "display": false}, ...]
 // and reads back, in the same order, [{"html": "..."} or {"error": "..."}, ...] with "warnings": [...] where KaTeX's
 // strict mode objected to something it still typeset.
 import { readFileSync } from 'node:fs';
