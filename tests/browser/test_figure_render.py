@@ -16,17 +16,18 @@ SERIALIZE = """() => [...document.querySelectorAll('#kv-figure svg *')]
   .map((el) => el.tagName + ' ' + [...el.attributes].map((a) => a.name + '=' + a.value).sort().join(' ')
        + (/^(text|tspan)$/.test(el.tagName) && !el.children.length ? ' ' + el.textContent : '')).join('\\n')"""
 
-# Centre and size, in canvas units, of each displayed rect whose item is labelled `label`: client rects against
-# the SVG's centre (the canvas origin, as originX = originY = 0) and the seed's unit.
+# Centre and size, in canvas units, of each displayed rect whose item is labelled `label`: client rects taken back
+# through the SVG's screen transform (the figure is zoomed to fit its box) into user px, then divided by the unit.
 RECTS_LABELLED = """([label, unit]) => {
-  const svg = document.querySelector('#kv-figure svg').getBoundingClientRect();
-  const cx = svg.left + svg.width / 2, cy = svg.top + svg.height / 2;
+  const m = document.querySelector('#kv-figure svg').getScreenCTM().inverse();
+  const user = (x, y) => new DOMPoint(x, y).matrixTransform(m);
   return [...document.querySelectorAll('#kv-figure g[data-item]')]
     .filter((g) => g.querySelector('text:not([display="none"])')?.textContent === label)
     .map((g) => g.querySelector('rect')).filter((r) => r && !r.matches('[display="none"]'))
     .map((r) => { const b = r.getBoundingClientRect();
-      return [(b.left + b.width / 2 - cx) / unit, (cy - b.top - b.height / 2) / unit,
-              b.width / unit, b.height / unit]; });
+      const c = user(b.left + b.width / 2, b.top + b.height / 2);
+      const size = user(b.right, b.bottom), o = user(b.left, b.top);
+      return [c.x / unit, -c.y / unit, (size.x - o.x) / unit, (size.y - o.y) / unit]; });
 }"""
 
 
@@ -225,7 +226,10 @@ def test_a_visible_point_drags_and_what_refers_to_it_follows(browser, url):
     moved = page.locator("#kv-figure rect.kv-rectangle").evaluate(client_box)
     assert moved["x"] - rect["x"] == pytest.approx(100, abs=1) and moved["y"] - rect["y"] == pytest.approx(-60, abs=1)
     point = next(n for n in page.evaluate("window.kernelviz.scene()")["nodes"] if n["id"] == "p")
-    assert (point["x"], point["y"]) == (pytest.approx(2.5, abs=0.03), pytest.approx(1.5, abs=0.03))
+    zoom = page.evaluate("document.querySelector('#kv-figure svg').getScreenCTM().a")  # screen px per user px
+    assert zoom == pytest.approx(4, abs=0.01)  # a drawing this small is magnified, at most 4 times
+    units = 100 / zoom / 40, 60 / zoom / 40  # the pointer's move in canvas units: unit 40
+    assert (point["x"], point["y"]) == (pytest.approx(units[0], abs=0.03), pytest.approx(units[1], abs=0.03))
     page.context.close()
 
 

@@ -8,6 +8,7 @@ import { writeStep } from './page/hash.js';
 import { Player } from './player.js';
 import { Canvas } from './render/canvas.js';
 import { DiagramView } from './render/diagram.js';
+import { fit } from './render/fit.js';
 import { draggable, shapeView } from './render/shapes.js';
 import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
@@ -71,6 +72,7 @@ export class Figure {
     if (main) main.dataset.canvasSide = this.model.canvas.side || '';
     this.canvas = new Canvas(this.box, this.gridId);
     this.build();
+    this.fitView();
     this.redraw();
     return true;
   }
@@ -78,6 +80,7 @@ export class Figure {
   build() {
     const lists = this.model.nodes.filter((n) => n.kind === 'step_list');
     const bound = lists.length ? lists[0].figure.ref : null;
+    this.playsOn = (id) => (id === bound ? lists[0].steps : null); // the steps that play on diagram `id`
     this.views = [];
     this.diagrams = [];
     const drag = (target, id) =>
@@ -127,23 +130,36 @@ export class Figure {
 
   drawBound(items) {
     this.bound.items = items;
-    this.bound.view.draw(items, this.settings().unit);
+    this.bound.view.draw(items, this.settings().unit, this.view.minFont);
   }
 
   settings() {
     return settingsOf(this.model, this.byId);
   }
 
+  /** The canvas's size changed: fit the drawing to it again and redraw. */
   layout() {
-    if (this.canvas) this.canvas.layout(this.settings(), ...(this.size || FALLBACK_SIZE));
+    if (!this.canvas) return;
+    this.fitView();
+    this.redraw();
+  }
+
+  /** Fit the drawing, at every step, to the canvas (fit.js): after a new scene or size, not after a setting, so
+   * that the reader's unit and origin still zoom and move it. */
+  fitView() {
+    const [width, height] = this.size || FALLBACK_SIZE;
+    const { unit } = this.settings();
+    const view = fit(this.model, this.byId, unit, width, height, this.playsOn);
+    this.view = { ...view, unit, minFont: Math.ceil(view.minFont * 100) / 100 };
   }
 
   /** Lay out the canvas and draw every node from the model (after a setting or a point changed). */
   redraw() {
     const settings = this.settings();
-    this.canvas.layout(settings, ...(this.size || FALLBACK_SIZE));
-    for (const view of this.views) view.update(this.byId, settings.unit);
-    for (const d of this.diagrams) d.view.draw(d.items, settings.unit);
+    const { minFont } = this.view;
+    this.canvas.layout(settings, ...(this.size || FALLBACK_SIZE), this.view);
+    for (const view of this.views) view.update(this.byId, settings.unit, minFont);
+    for (const d of this.diagrams) d.view.draw(d.items, settings.unit, minFont);
     this.settingsPanel.show(settings);
   }
 

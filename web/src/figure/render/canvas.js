@@ -1,6 +1,7 @@
-// The SVG canvas: `unit` px per canvas unit, y up, the origin `originX` px right of and `originY` px above the
-// centre, a background of `canvasColor` and a grid line every unit at `gridOpacity`. Nodes draw into `layer` in
-// user units of px with y down: canvas (x, y) is user (x·unit, −y·unit), which the viewBox puts in place.
+// The SVG canvas: `unit` user px per canvas unit, y up, a background of `canvasColor` and a grid line every unit at
+// `gridOpacity`. Nodes draw into `layer` in user px with y down: canvas (x, y) is user (x·unit, −y·unit). The
+// viewBox fits the drawing to the box (a zoom and a centre, from fit.js), moved `originX` px right and `originY` px
+// up on screen.
 import { el, px, set } from './svg.js';
 
 /** The font of every label; wrapping measures text in it. */
@@ -18,17 +19,24 @@ export class Canvas {
     this.layer = el('g', { class: 'kv-nodes' }, this.svg);
   }
 
-  /** Lay out for `settings` in a box of `width` × `height` px. */
-  layout(settings, width, height) {
+  /**
+   * Lay out for `settings` in a box of `width` × `height` px, showing the drawing as `view` says (fit.js): `zoom`
+   * screen px per user px, centred on `centre` (user px at `view.unit`; a reader's other unit scales the drawing
+   * about that centre), then moved `originX` px right and `originY` px up.
+   */
+  layout(settings, width, height, view = { zoom: 1, centre: [0, 0], unit: settings.unit }) {
     const { unit, gridOpacity, canvasColor, originX, originY } = settings;
-    const left = px(-width / 2 - originX);
-    const top = px(-height / 2 + originY);
-    set(this.svg, 'viewBox', `${left} ${top} ${px(width)} ${px(height)}`);
+    const { zoom } = view;
+    const scale = unit / view.unit;
+    const left = px(view.centre[0] * scale - (width / 2 + originX) / zoom);
+    const top = px(view.centre[1] * scale - (height / 2 - originY) / zoom);
+    const [w, h] = [px(width / zoom), px(height / zoom)];
+    set(this.svg, 'viewBox', `${left} ${top} ${w} ${h}`);
     for (const node of [this.background, this.grid]) {
       set(node, 'x', left);
       set(node, 'y', top);
-      set(node, 'width', px(width));
-      set(node, 'height', px(height));
+      set(node, 'width', w);
+      set(node, 'height', h);
     }
     set(this.background, 'fill', canvasColor);
     set(this.pattern, 'width', unit);

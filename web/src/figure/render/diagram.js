@@ -1,6 +1,7 @@
 // A Diagram node: one <g data-item="i"> per item, in order. An item is a box (x, y) bottom-left, w × h, drawn as a
 // <rect> with its label centred in it; a box of size 0 draws only its label at (x, y); a `line` item is a segment
-// from (x, y) to (x + w, y + h). `font` is px; `wrap` > 0 wraps the label at that many canvas units.
+// from (x, y) to (x + w, y + h). `font` is px (at least the `minFont` drawn with, so that a figure zoomed out stays
+// legible); `wrap` > 0 wraps the label at that many canvas units.
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
 // changed, reusing elements, so a frame of an animation costs what moves in it.
 import { setLabel } from './label.js';
@@ -15,16 +16,17 @@ export class DiagramView {
     this.root = el('g', { class: 'kv-diagram' }, parent);
     this.parts = Array.from({ length: count }, (_, i) => ({ g: el('g', { 'data-item': i }, this.root) }));
     this.drawn = [];
-    this.unit = null;
+    this.scale = null;
   }
 
-  draw(items, unit) {
-    const all = unit !== this.unit;
-    this.unit = unit;
+  /** Draw `items` at `unit` px per canvas unit, labels at least `minFont` px. */
+  draw(items, unit, minFont = 0) {
+    const all = unit !== this.scale?.unit || minFont !== this.scale?.minFont;
+    this.scale = { unit, minFont };
     for (let i = 0; i < items.length; i++) {
       if (!all && items[i] === this.drawn[i]) continue;
       this.drawn[i] = items[i];
-      this.drawItem(this.parts[i], items[i], unit);
+      this.drawItem(this.parts[i], items[i], unit, minFont);
     }
   }
 
@@ -36,7 +38,7 @@ export class DiagramView {
     return part[tag];
   }
 
-  drawItem(part, it, unit) {
+  drawItem(part, it, unit, minFont) {
     const isBox = !it.line && (it.w !== 0 || it.h !== 0);
     if (it.line) {
       const line = this.shape(part, 'line');
@@ -60,7 +62,7 @@ export class DiagramView {
     }
     if (it.label) {
       if (!part.text) part.text = el('text', {}, part.g);
-      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, it.font, it.wrap * unit);
+      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, Math.max(it.font, minFont), it.wrap * unit);
       set(part.text, 'fill', it.color);
       show(part.text, true);
     } else if (part.text) {

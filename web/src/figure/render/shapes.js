@@ -1,5 +1,5 @@
 // The basic nodes: text, rectangle and point (a scalar is not drawn; it is a value others refer to). Each view
-// keeps its element and re-reads its node's Values on `update`, so when a point or scalar changes, everything that
+// keeps its element and re-reads its node's Values on `update(byId, unit, minFont)` (labels at least minFont px), so when a point or scalar changes, everything that
 // refers to it follows. A visible point is handed to `drag(element, id)`, which makes it draggable (see draggable).
 import { num, pos, text } from '../values.js';
 import { setLabel } from './label.js';
@@ -8,8 +8,9 @@ import { el, px, set, setBox } from './svg.js';
 function textView(node, parent) {
   const label = el('text', { class: 'kv-text' }, parent);
   return {
-    update(byId, unit) {
-      setLabel(label, text(node.label, byId), num(node.x, byId) * unit, -num(node.y, byId) * unit, px(num(node.size, byId)), 0);
+    update(byId, unit, minFont = 0) {
+      const size = Math.max(px(num(node.size, byId)), minFont);
+      setLabel(label, text(node.label, byId), num(node.x, byId) * unit, -num(node.y, byId) * unit, size, 0);
       set(label, 'fill', node.fill);
       set(label, 'stroke', node.stroke === node.fill ? null : node.stroke);
     },

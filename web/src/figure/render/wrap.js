@@ -4,7 +4,8 @@ import { FONT_FAMILY } from './canvas.js';
 let context = null;
 const widths = new Map();
 
-function measure(text, font) {
+/** The width in px of `text` in the canvas's font at `font` px. */
+export function measure(text, font) {
   const key = `${font}|${text}`;
   let w = widths.get(key);
   if (w === undefined) {
