@@ -85,10 +85,12 @@ def _locate(exc, filenames):
     return filenames.index(frames[-1].filename), frames[-1].lineno, trimmed
 
 
-def run(sources, sizes=None):
+def run(sources, sizes=None, *, interrupts=True):
     """Run `sources` (Source objects or plain strings) in order; stop at the first error. Returns a RunResult.
     `sizes` (a dict name -> int, optional) overrides the defaults of the kernel's ``figlib.sizes(...)`` call; a bad
-    size is an error of that call, at its line."""
+    size is an error of that call, at its line. A KeyboardInterrupt propagates when `interrupts` (the browser's Stop
+    button raises one); with False it is an error like any other (the builder's child process, where only the
+    editors can raise one)."""
     sources = [s if isinstance(s, Source) else Source(s) for s in sources]
     _sizes.give(sizes)
     filenames = _filenames(sources)
@@ -103,7 +105,7 @@ def run(sources, sizes=None):
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 exec(compile(source.code, filename, "exec"), namespace)
         except BaseException as exc:  # noqa: BLE001 - the reader's code may raise anything, SystemExit included
-            if isinstance(exc, KeyboardInterrupt):
+            if isinstance(exc, KeyboardInterrupt) and interrupts:
                 raise
             outputs.append(stdout.getvalue()[before:])
             editor, line, trimmed = _locate(exc, filenames)

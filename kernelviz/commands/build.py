@@ -11,6 +11,37 @@ def add_arguments(parser):
     parser.add_argument("--out", type=Path, default=Path("site"), help="where to write the site (default: site)")
     parser.add_argument("--web-dist", type=Path, default=None, help="the bundled runtime (default: web/dist)")
     parser.add_argument("--strict", action="store_true", help="fail on any warning")
+    parser.add_argument("--editor-seconds", type=_seconds, default=60.0, help="each page's editors' time limit (60)")
+    parser.add_argument("--editor-memory-mb", type=_megabytes, default=4096, help="their memory limit (4096 MB)")
+
+
+def _seconds(text):
+    return _checked(text, float, "seconds")
+
+
+def _megabytes(text):
+    return _checked(text, int, "memory_mb")
+
+
+def _checked(text, kind, field):
+    """`text` as a value of isolated.Limits' `field`; a bad one is argparse's error (exit 2, with the range)."""
+    import argparse
+
+    from kernelviz.site.isolated import Limits
+
+    try:
+        value = kind(text)
+        Limits(**{field: value})
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return value
+
+
+def limits(args):
+    """The editors' limits the arguments give."""
+    from kernelviz.site.isolated import Limits
+
+    return Limits(seconds=args.editor_seconds, memory_mb=args.editor_memory_mb)
 
 
 def main(args):
@@ -18,7 +49,9 @@ def main(args):
     from kernelviz.site.diagnostics import BuildError
 
     try:
-        build(args.pages, args.out, strict=args.strict, web_dist=args.web_dist or WEB_DIST, log=log)
+        build(
+            args.pages, args.out, strict=args.strict, web_dist=args.web_dist or WEB_DIST, log=log, limits=limits(args)
+        )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)
         return 1

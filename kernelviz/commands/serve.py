@@ -17,5 +17,12 @@ def main(args):
 
     web_dist = args.web_dist or WEB_DIST
     return serve(
-        args.pages, args.out, host=args.host, port=args.port, log=build.log, strict=args.strict, web_dist=web_dist
+        args.pages,
+        args.out,
+        host=args.host,
+        port=args.port,
+        log=build.log,
+        strict=args.strict,
+        web_dist=web_dist,
+        limits=build.limits(args),
     )

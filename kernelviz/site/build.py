@@ -13,10 +13,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..runner import Source, run
+from ..runner import Source
 from . import assets, katex, linkcheck, locations, nav, pages, render
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, steps, toc, trace
+from .isolated import Job, run_batches
 from .markdown import markdown
 
 WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
@@ -42,9 +43,10 @@ class BuildResult:
     seconds: float = 0.0
 
 
-def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print):
+def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print, limits=None):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
-    done, or under `strict` when there is any warning (then `out` is left as it was)."""
+    done, or under `strict` when there is any warning (then `out` is left as it was). `limits`: the editors' time
+    and memory limits (``isolated.Limits``; None: the defaults)."""
     started = time.perf_counter()
     out, web_dist = Path(out), Path(web_dist)
     diagnostics = Diagnostics(log)
@@ -55,9 +57,8 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
     site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
     context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site))
 
-    # run each page's editors, as the browser will, to embed the figure
-    for page in site:
-        run_editors(page, diagnostics)
+    # run each page's editors, as the browser will, to embed the figure: in a child process per page, with limits
+    run_editors(site, diagnostics, limits)
 
     # resolve what depends on the figure, the files and the other pages
     for page in site:
@@ -100,17 +101,26 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
     return result
 
 
-def run_editors(page, diagnostics):
-    """Run `page`'s editors in order through the runner; an error is a warning at its line of the page file."""
-    if not page.editors:
-        return
-    page.run = run([Source(e.code, page.file, e.first_line) for e in page.editors])
-    error = page.run.error
-    if error is not None:
-        title = page.editors[error.editor].title
-        diagnostics.warn(
-            page.file, error.file_line, f"editor {error.editor + 1} ({title}) failed: {error.kind}: {error.message}"
-        )
+def run_editors(site, diagnostics, limits=None):
+    """Run each page's editors in order through the runner, isolated (``isolated``: a child process per page, side
+    by side, under `limits`). An error is a warning at its line of the page file, naming the editor; the page then
+    shows it where the figure would be (``render``)."""
+    with_editors = [page for page in site if page.editors]
+    batches = [[Job([Source(e.code, page.file, e.first_line) for e in page.editors])] for page in with_editors]
+    for page, (result,) in zip(with_editors, run_batches(batches, limits), strict=True):
+        page.run = result
+        error = result.error
+        if error is None:
+            continue
+        if error.editor is None:  # the run stopped outside any editor's line (killed, exited)
+            warning = diagnostics.warn(page.file, page.editors[0].first_line, f"the editors failed: {error.message}")
+        else:
+            title = page.editors[error.editor].title
+            failure = f"{error.kind}: {error.message}" if error.message else error.kind
+            warning = diagnostics.warn(
+                page.file, error.file_line, f"editor {error.editor + 1} ({title}) failed: {failure}"
+            )
+        page.failure = f"the page's editors failed when the site was built ({warning}); edit and run them to draw it"
 
 
 def publish(staging, out):

@@ -33,6 +33,7 @@ class Page:
     env: dict = field(default_factory=dict)
     editors: list = field(default_factory=list)  # extensions.editors.Editor, in page order
     run: object = None  # the runner's RunResult, once the editors ran
+    failure: str | None = None  # why the editors gave no figure (the build's warning), shown where it would be
     toc: list = field(default_factory=list)  # (level, id, inline token) of the ## and ### headings
     links: list = field(default_factory=list)  # (href, line) of the relative links written in the page
 

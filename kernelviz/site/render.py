@@ -5,6 +5,8 @@
       <aside class="kv-figure" id="kv-figure"></aside>          (pages with editors)
     </main>
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
+    <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
+                                                           runtime shows it where the figure would be)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
 Every link is relative, so a site works from any folder.
@@ -33,6 +35,8 @@ def page_html(page, md, context, stylesheets=("main.css",)):
     data = ""
     if scene is not None:
         data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+    elif page.failure:
+        data += f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'

@@ -58,16 +58,16 @@ def cuda_dir(tmp_path, monkeypatch):
 
 @pytest.fixture
 def build_site(tmp_path, fake_dist, cuda_dir):
-    """build_site({"name.md": text}, strict=False) -> (BuildResult, out folder); texts are dedented."""
+    """build_site({"name.md": text}, strict=False, limits=None) -> (BuildResult, out folder); texts are dedented."""
     from kernelviz.site.build import build
 
-    def run(files, strict=False, out=None, log=None):
+    def run(files, strict=False, out=None, log=None, limits=None):
         pages = tmp_path / "pages"
         pages.mkdir(exist_ok=True)
         for name, text in files.items():
             (pages / name).write_text(textwrap.dedent(text).lstrip())
         out = out or tmp_path / "site"
-        return build(pages, out, strict=strict, web_dist=fake_dist, log=log), out
+        return build(pages, out, strict=strict, web_dist=fake_dist, log=log, limits=limits), out
 
     return run
 

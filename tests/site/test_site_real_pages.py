@@ -57,7 +57,7 @@ def test_a_page_links_the_css_of_its_own_entries_only(real_site):
 def test_every_editor_block_runs(path, validate_scene):
     diagnostics = Diagnostics()
     page = pages.parse(path, markdown(), diagnostics)
-    site_build.run_editors(page, diagnostics)
+    site_build.run_editors([page], diagnostics)
     if not page.editors:
         pytest.skip(f"{path.name} has no editors")
     assert page.run.ok, str(page.run.error) + "\n" + page.run.error.traceback

@@ -1,6 +1,7 @@
 """The dev server: MIME types and no caching, a failed rebuild keeps the last good site, and `kernelviz serve`
 rebuilds when a page changes."""
 
+import contextlib
 import os
 import re
 import signal
@@ -70,12 +71,12 @@ def test_a_failed_rebuild_keeps_the_last_good_site(build_site, tmp_path, fake_di
     assert "first version" in (out / "a.html").read_text()
 
 
-def test_kernelviz_serve_builds_serves_and_rebuilds_on_change(tmp_path, fake_dist):
-    pages = tmp_path / "pages"
-    pages.mkdir()
-    (pages / "index.md").write_text("---\ntitle: Home\n---\nversion one\n")
-    command = [sys.executable, "-m", "kernelviz.cli", "serve", "--port", "0", "--pages", str(pages)]
-    command += ["--out", str(tmp_path / "site"), "--web-dist", str(fake_dist)]
+@contextlib.contextmanager
+def serving(tmp_path, fake_dist, *options):
+    """`kernelviz serve` of tmp_path/pages in a child process: yields (process, base URL); then Ctrl-C, and the exit
+    status is checked to be 0."""
+    command = [sys.executable, "-m", "kernelviz.cli", "serve", "--port", "0", "--pages", str(tmp_path / "pages")]
+    command += ["--out", str(tmp_path / "site"), "--web-dist", str(fake_dist), *options]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=tmp_path)
     try:
         url = None
@@ -84,13 +85,8 @@ def test_kernelviz_serve_builds_serves_and_rebuilds_on_change(tmp_path, fake_dis
                 url = m.group(1)
                 break
         assert url, "serve printed no URL"
-        assert "version one" in get(url)[2]
-        time.sleep(0.5)  # let the watcher start
-        (pages / "index.md").write_text("---\ntitle: Home\n---\nversion two\n")
-        deadline = time.monotonic() + 15
-        while "version two" not in get(url)[2]:
-            assert time.monotonic() < deadline, "no rebuild within 15 s"
-            time.sleep(0.2)
+        threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its output flowing
+        yield proc, url
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -99,3 +95,48 @@ def test_kernelviz_serve_builds_serves_and_rebuilds_on_change(tmp_path, fake_dis
             os.kill(proc.pid, signal.SIGKILL)
             raise
     assert proc.returncode == 0
+
+
+def wait_for(url, text, proc, seconds=20):
+    deadline = time.monotonic() + seconds
+    while text not in get(url)[2]:
+        assert proc.poll() is None, f"serve ended (status {proc.returncode})"
+        assert time.monotonic() < deadline, f"no rebuild showing {text!r} within {seconds} s"
+        time.sleep(0.2)
+
+
+def test_kernelviz_serve_builds_serves_and_rebuilds_on_change(tmp_path, fake_dist):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "index.md").write_text("---\ntitle: Home\n---\nversion one\n")
+    with serving(tmp_path, fake_dist) as (proc, url):
+        assert "version one" in get(url)[2]
+        time.sleep(0.5)  # let the watcher start
+        (pages / "index.md").write_text("---\ntitle: Home\n---\nversion two\n")
+        wait_for(url, "version two", proc, 15)
+
+
+@pytest.mark.slow
+def test_serve_survives_whatever_an_editor_does_and_recovers_on_the_next_save(tmp_path, fake_dist):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+
+    def save(version, code):
+        body = f"version {version}\n\n```pie\npie.show_canvas('right')\n{code}\n```\n"
+        (pages / "index.md").write_text(f"---\ntitle: Home\n---\n{body}")
+
+    save(1, "import os\nos._exit(0)")
+    with serving(tmp_path, fake_dist, "--editor-seconds", "1") as (proc, url):
+        assert "exited with status 0" in get(url)[2]  # the page says why, where the figure would be
+        time.sleep(0.5)
+        for version, (code, said) in enumerate(
+            [
+                ("raise KeyboardInterrupt", "KeyboardInterrupt"),
+                ("while True:\n    pass", "EditorTimeout"),
+                ("print('x' * 10_000_000)", 'id="kv-scene"'),
+            ],
+            start=2,
+        ):
+            save(version, code)
+            wait_for(url, f"version {version}", proc)
+            assert said in get(url)[2]

@@ -16,14 +16,18 @@ import '../figure/figure.css';
 import { Figure } from '../figure/figure.js';
 import { stepFromHash } from '../figure/page/hash.js';
 
+/** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
+ * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
 function embeddedScene() {
+  const failure = document.getElementById('kv-scene-error');
   const script = document.getElementById('kv-scene');
-  if (!script) return null;
   try {
-    return JSON.parse(script.textContent);
+    if (failure) return [null, String(JSON.parse(failure.textContent))];
+    if (script) return [JSON.parse(script.textContent), null];
   } catch (e) {
-    return { invalidJson: `the scene embedded in the page is not valid JSON: ${e.message}` };
+    return [null, `the scene embedded in the page is not valid JSON: ${e.message}`];
   }
+  return [null, null];
 }
 
 function start() {
@@ -39,9 +43,9 @@ function start() {
     onStepChange: (fn) => (figure ? figure.onStepChange(fn) : () => {}),
     quiet: moments.quiet,
   };
-  const scene = figure && embeddedScene();
-  if (scene && scene.invalidJson) figure.showError(scene.invalidJson);
-  else if (scene && figure.setScene(scene, true)) {
+  const [scene, problem] = figure ? embeddedScene() : [null, null];
+  if (problem) figure.showError(problem);
+  else if (figure && document.getElementById('kv-scene') && figure.setScene(scene, true)) {
     const k = stepFromHash();
     if (k !== null) figure.show(k);
   }

@@ -1,0 +1,88 @@
+"""Editors run isolated at build time (kernelviz.site.isolated): whatever a page's code does, the build finishes,
+names the editor and line, fails --strict, and the page says why where its figure would be."""
+
+import json
+import re
+import time
+
+import pytest
+
+from kernelviz.runner import Source
+from kernelviz.site import isolated
+from kernelviz.site.diagnostics import BuildError
+from kernelviz.site.isolated import Job, Limits, run_batches, run_isolated
+
+FAST = Limits(seconds=1.5, memory_mb=1024)
+
+
+def page_with(code):
+    body = f'```pie title="Helpers"\nx = 1\n```\n\n```pie title="Kernel"\npie.show_canvas(\'right\')\n{code}\n```\n'
+    return f"---\ntitle: P\n---\n{body}"
+
+
+def failure_of(out):
+    """The message the page embeds in place of its Scene (None when it embeds a Scene)."""
+    text = (out / "p.html").read_text()
+    m = re.search(r'<script type="application/json" id="kv-scene-error">(.*?)</script>', text, re.S)
+    assert (m is None) == ('id="kv-scene"' in text)
+    return None if m is None else json.loads(m.group(1))
+
+
+@pytest.mark.parametrize(
+    "code, expected",
+    [
+        ("raise ValueError('bad tile')", "editor 2 (Kernel) failed: ValueError: bad tile"),
+        ("while True:\n    pass", "editor 2 (Kernel) failed: EditorTimeout: the editors ran past the time limit"),
+        ("raise KeyboardInterrupt", "editor 2 (Kernel) failed: KeyboardInterrupt"),
+        ("a = bytearray(8 << 30)", "editor 2 (Kernel) failed: MemoryError: "),
+    ],
+    ids=["raises", "loops", "interrupt", "memory"],
+)
+def test_a_failing_editor_is_a_warning_at_its_line_and_the_page_says_so(build_site, tmp_path, code, expected, line):
+    source = page_with(code)
+    result, out = build_site({"p.md": source}, limits=FAST)
+    (w,) = result.warnings
+    assert w.line == line(source, code.splitlines()[0]) and w.message.startswith(expected), str(w)
+    assert expected in failure_of(out) and "p.md" in failure_of(out)
+    with pytest.raises(BuildError, match=re.escape(expected)):
+        build_site({"p.md": source}, strict=True, out=tmp_path / "strict", limits=FAST)
+
+
+def test_an_editor_that_ends_the_process_is_reported_and_the_build_goes_on(build_site, line):
+    source = page_with("import os\nos._exit(0)")
+    result, out = build_site({"p.md": source, "q.md": "---\ntitle: Q\n---\nfine\n"}, limits=FAST)
+    (w,) = result.warnings
+    assert w.line == line(source, "x = 1")  # no line of its own: the page's first editor
+    assert "the editors failed: the process running the editors exited with status 0" in w.message
+    assert "exited with status 0" in failure_of(out)
+    assert (out / "q.html").exists()
+
+
+def test_an_editor_that_ignores_its_alarm_is_killed_after_the_grace(monkeypatch):
+    monkeypatch.setattr(isolated, "GRACE", 0.5)
+    code = "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass"
+    started = time.monotonic()
+    stuck, after = run_batches([[Job([code]), Job(["pie.scalar(2, out='b')"])]], Limits(seconds=0.5))[0]
+    assert time.monotonic() - started < 10
+    assert stuck.error.editor is None and "did not stop when interrupted" in stuck.error.message
+    assert after.ok and after.scene["nodes"][0]["value"] == 2  # the batch goes on in a fresh child
+
+
+def test_huge_output_is_cut_with_a_note():
+    result = run_isolated([Source("print('x' * 3_000_000)")], FAST)
+    assert result.ok
+    assert len(result.stdout) < isolated.OUTPUT_LIMIT + 200 and result.stdout.startswith("x" * 1000)
+    assert "output cut: 2,800,001 more characters not shown" in result.stdout
+    assert len(result.outputs[0]) < isolated.OUTPUT_LIMIT + 200
+
+
+def test_a_batch_runs_its_jobs_in_order_each_from_a_cleared_scene():
+    jobs = [Job([f"pie.scalar({k}, out='a{k}')"]) for k in range(3)]
+    (results,) = run_batches([jobs])
+    assert [[n["id"] for n in r.scene["nodes"]] for r in results] == [["a0"], ["a1"], ["a2"]]
+
+
+@pytest.mark.parametrize("bad", [dict(seconds=0), dict(seconds=float("nan")), dict(memory_mb=1)])
+def test_limits_are_checked(bad):
+    with pytest.raises(ValueError, match="editor (time|memory) limit"):
+        Limits(**bad)
