@@ -2,7 +2,7 @@
 
     <body data-page="SLUG">  nav  <main class="kv-page" data-canvas-side="right|left|">
       <article class="kv-prose"> h1, table of sections, prerequisites, the Markdown </article>
-      <aside class="kv-figure" id="kv-figure"></aside>          (pages with editors)
+      <aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: TITLE"></aside>  (pages with editors)
     </main>
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
     <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
@@ -50,9 +50,25 @@ def page_html(page, md, context, stylesheets=("main.css",)):
         toc=toc.render(page, md),
         prerequisites=prerequisites_html(page, context),
         body=md.renderer.render(page.tokens, md.options, page.env),
-        figure='<aside class="kv-figure" id="kv-figure"></aside>' if page.editors else "",
+        skip=skip_link(page),
+        figure=figure_html(page),
         data=data,
     )
+
+
+def figure_html(page):
+    """The figure's box (pages with editors): named for the page, and a target of the skip link."""
+    if not page.editors:
+        return ""
+    label = escapeHtml(f"Figure: {page.title}")
+    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}"></aside>'
+
+
+def skip_link(page):
+    """The page's first link, shown when focused: to the figure on a page with one, else to the content."""
+    if page.editors:
+        return '<a class="kv-skip" href="#kv-figure">Skip to the figure</a>'
+    return '<a class="kv-skip" href="#kv-main">Skip to the content</a>'
 
 
 def json_for_html(value):
@@ -75,7 +91,8 @@ def nav_html(entries, page, home=True):
     link = f'<a class="kv-home" href="index.html"{current}>kernelviz</a>'
     if not home:
         link = '<span class="kv-home">kernelviz</span>'
-    return f'<nav class="kv-nav" aria-label="Pages">{link}<ol>{"".join(items)}</ol></nav>'
+    theme = '<button class="kv-theme" type="button" aria-pressed="false">Dark</button>'  # main.js wires it
+    return f'<nav class="kv-nav" aria-label="Pages">{link}<ol>{"".join(items)}</ol>{theme}</nav>'
 
 
 def prerequisites_html(page, context):

@@ -8,18 +8,18 @@ import { tags as t } from '@lezer/highlight';
 export const theme = EditorView.theme({
   '&': {
     fontSize: '0.85rem',
-    backgroundColor: 'var(--kv-code-bg, #fafafa)',
+    backgroundColor: 'var(--site-code-bg, #fafafa)',
     color: 'var(--kv-ink, #27272a)',
   },
   '&.cm-focused': { outline: '2px solid var(--kv-accent, #1d4ed8)', outlineOffset: '-1px' },
-  '.cm-scroller': { fontFamily: 'var(--kv-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace)', lineHeight: '1.5' },
+  '.cm-scroller': { fontFamily: 'var(--site-mono, ui-monospace, SFMono-Regular, Menlo, Consolas, monospace)', lineHeight: '1.5' },
   '.cm-content': { padding: '0.5rem 0' },
   '.cm-gutters': {
-    backgroundColor: 'var(--kv-code-bg, #fafafa)',
+    backgroundColor: 'var(--site-code-bg, #fafafa)',
     color: 'var(--kv-muted, #a1a1aa)',
     border: 'none',
   },
-  '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--kv-accent-wash, #eff6ff)' },
+  '.cm-activeLine, .cm-activeLineGutter': { backgroundColor: 'var(--site-accent-wash, #eff6ff)' },
   '.cm-lintRange-error': { backgroundColor: 'rgba(220, 38, 38, 0.12)' },
 });
 

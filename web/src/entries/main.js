@@ -13,8 +13,10 @@
 //
 // performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
 import '../figure/figure.css';
+import '../page/layout.css';
 import { Figure } from '../figure/figure.js';
 import { stepFromHash } from '../figure/page/hash.js';
+import { wireTheme } from '../page/theme.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -32,6 +34,7 @@ function embeddedScene() {
 
 function start() {
   performance.mark('kv:runtime-start');
+  wireTheme();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
   const moments = quietMoments(figure);
