@@ -30,7 +30,9 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     text = (out / "first.html").read_text()
     assert result.pages == ["first"]
     assert '<body data-page="first">' in text
-    assert '<main class="kv-page" data-canvas-side="">' in text
+    assert '<main class="kv-page" id="kv-main" data-canvas-side="">' in text
+    assert '<a class="kv-skip" href="#kv-main">' in text  # no figure: the skip link goes to the content
+    assert '<button class="kv-theme" type="button" aria-pressed="false">' in text
     assert '<article class="kv-prose">' in text and "<em>prose</em>" in text
     assert '<script type="module" src="assets/main.js"></script>' in text
     assert stylesheets(text) == ["assets/katex/katex.min.css", "assets/site.css", "assets/main.css"]
@@ -44,8 +46,9 @@ def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, vali
     scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', text).group(1))
     validate_scene(scene)
     assert [s["label"] for s in scene["nodes"][-1]["steps"]] == ["start", "load Q0", "load K0"]
-    assert '<main class="kv-page" data-canvas-side="right">' in text
-    assert '<aside class="kv-figure" id="kv-figure"></aside>' in text
+    assert '<main class="kv-page" id="kv-main" data-canvas-side="right">' in text
+    assert '<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: ' in text
+    assert '<a class="kv-skip" href="#kv-figure">Skip to the figure</a>' in text
     editors = json.loads(re.search(r'id="kv-editors">(.*?)</script>', text).group(1))
     assert [e["title"] for e in editors] == ["Helpers", "Kernel"]
     assert editors[0]["code"].startswith("import json\n")
