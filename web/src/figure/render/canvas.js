@@ -2,7 +2,7 @@
 // `gridOpacity`. Nodes draw into `layer` in user px with y down: canvas (x, y) is user (x·unit, −y·unit). The
 // viewBox fits the drawing to the box (a zoom and a centre, from fit.js), moved `originX` px right and `originY` px
 // up on screen.
-import { el, px, set } from './svg.js';
+import { el, paint, px, set } from './svg.js';
 
 /** The font of every label; wrapping measures text in it. */
 export const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";
@@ -38,7 +38,7 @@ export class Canvas {
       set(node, 'width', w);
       set(node, 'height', h);
     }
-    set(this.background, 'fill', canvasColor);
+    paint(this.background, 'fill', canvasColor);
     set(this.pattern, 'width', unit);
     set(this.pattern, 'height', unit);
     set(this.gridPath, 'd', `M ${unit} 0 L 0 0 0 ${unit}`);

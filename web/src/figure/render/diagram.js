@@ -3,9 +3,11 @@
 // from (x, y) to (x + w, y + h). `font` is px (at least the `minFont` drawn with, so that a figure zoomed out stays
 // legible); `wrap` > 0 wraps the label at that many canvas units.
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
-// changed, reusing elements, so a frame of an animation costs what moves in it.
+// changed, reusing elements, so a frame of an animation costs what moves in it. Colours may be palette names ("@q",
+// see paint). An item's `kv` names what it shows for the page: its <text> carries it as data-kv (e.g. the HBM
+// counter, data-kv="hbm-bytes").
 import { setLabel } from './label.js';
-import { el, px, set, setBox } from './svg.js';
+import { el, paint, px, set, setBox } from './svg.js';
 
 function show(node, visible) {
   set(node, 'display', visible ? null : 'none');
@@ -46,7 +48,7 @@ export class DiagramView {
       set(line, 'y1', px(-it.y * unit));
       set(line, 'x2', px((it.x + it.w) * unit));
       set(line, 'y2', px(-(it.y + it.h) * unit));
-      set(line, 'stroke', it.stroke);
+      paint(line, 'stroke', it.stroke);
       show(line, it.stroke !== 'none');
     } else if (part.line) {
       show(part.line, false);
@@ -54,19 +56,20 @@ export class DiagramView {
     if (isBox) {
       const rect = this.shape(part, 'rect');
       setBox(rect, it.x, it.y, it.w, it.h, unit);
-      set(rect, 'fill', it.fill);
-      set(rect, 'stroke', it.stroke);
+      paint(rect, 'fill', it.fill);
+      paint(rect, 'stroke', it.stroke);
       show(rect, it.fill !== 'none' || it.stroke !== 'none');
     } else if (part.rect) {
       show(part.rect, false);
     }
+    if (it.label || it.kv) part.text ||= el('text', {}, part.g);
     if (it.label) {
-      if (!part.text) part.text = el('text', {}, part.g);
       setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, Math.max(it.font, minFont), it.wrap * unit);
-      set(part.text, 'fill', it.color);
+      paint(part.text, 'fill', it.color);
       show(part.text, true);
     } else if (part.text) {
       show(part.text, false);
     }
+    if (part.text) set(part.text, 'data-kv', it.kv ?? null);
   }
 }

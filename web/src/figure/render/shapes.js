@@ -3,7 +3,7 @@
 // refers to it follows. A visible point is handed to `drag(element, id)`, which makes it draggable (see draggable).
 import { num, pos, text } from '../values.js';
 import { setLabel } from './label.js';
-import { el, px, set, setBox } from './svg.js';
+import { el, paint, px, set, setBox } from './svg.js';
 
 function textView(node, parent) {
   const label = el('text', { class: 'kv-text' }, parent);
@@ -11,8 +11,8 @@ function textView(node, parent) {
     update(byId, unit, minFont = 0) {
       const size = Math.max(px(num(node.size, byId)), minFont);
       setLabel(label, text(node.label, byId), num(node.x, byId) * unit, -num(node.y, byId) * unit, size, 0);
-      set(label, 'fill', node.fill);
-      set(label, 'stroke', node.stroke === node.fill ? null : node.stroke);
+      paint(label, 'fill', node.fill);
+      paint(label, 'stroke', node.stroke === node.fill ? null : node.stroke);
     },
   };
 }
@@ -23,8 +23,8 @@ function rectangleView(node, parent) {
     update(byId, unit) {
       const [x, y] = pos(node.corner, byId);
       setBox(rect, x, y, num(node.w, byId), num(node.h, byId), unit);
-      set(rect, 'fill', node.fill);
-      set(rect, 'stroke', node.stroke);
+      paint(rect, 'fill', node.fill);
+      paint(rect, 'stroke', node.stroke);
     },
   };
 }

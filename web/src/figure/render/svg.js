@@ -18,6 +18,20 @@ export function set(node, name, value) {
   else node.setAttribute(name, value);
 }
 
+/** Paint `node`'s `prop` ('fill' or 'stroke') with `color`: a CSS colour goes in the attribute; "@name", a colour of
+ * the palette (kernelviz/pie/palette.json), goes in the style as var(--kv-name), since an attribute cannot take
+ * var(), so that the page's stylesheet (light or dark) decides it. */
+export function paint(node, prop, color) {
+  const named = typeof color === 'string' && color.startsWith('@');
+  set(node, prop, named ? null : color);
+  const css = named ? `var(--kv-${color.slice(1)})` : '';
+  const key = `style ${prop}`;
+  if ((node.$[key] ?? '') === css) return;
+  node.$[key] = css;
+  if (css) node.style.setProperty(prop, css);
+  else node.style.removeProperty(prop);
+}
+
 /** Pixels, rounded to hundredths so that attributes stay short and the same state always reads the same. */
 export function px(v) {
   return Math.round(v * 100) / 100;

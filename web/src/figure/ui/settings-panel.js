@@ -17,8 +17,11 @@ const FIELDS = [
 
 let probe = null;
 
-/** `color` as #rrggbb, which <input type=color> needs (null when it has no such form, e.g. a translucent color). */
+/** `color` as #rrggbb, which <input type=color> needs (null when it has no such form, e.g. a translucent color); a
+ * palette name ("@paper") as the colour the page's stylesheet gives it now. */
 function asHex(color) {
+  if (color.startsWith('@')) color = getComputedStyle(document.documentElement).getPropertyValue(`--kv-${color.slice(1)}`);
+  color = color.trim();
   probe ||= document.createElement('canvas').getContext('2d');
   if (!probe) return null;
   probe.fillStyle = '#000000';
