@@ -3,10 +3,16 @@
 Prints bytes per tensor and direction, the total, and its ratio to standard attention and to the compulsory
 minimum (both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers).
 ``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and lse where the
-algorithm has one, so that anyone can check the result independently.
+algorithm has one, so that anyone can check the result independently, to that file exactly.
+
+Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
+that would not fit in what the machine has available.
 """
 
 import json
+import math
+
+from kernelviz.commands.checks import non_negative, output_file
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 NAMES = ("standard", "fa1", "fa2", "flash-decoding")
@@ -33,10 +39,10 @@ def add_arguments(parser):
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
     parser.add_argument("--dtype", choices=("float32", "float16"), default="float32", help="storage dtype")
     parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=_positive, dest="sram_budget", help="SRAM bytes a block may use")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--save", metavar="FILE.npz", help="write q, k, v, o (and lse) to FILE.npz")
+    parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
 
 
 def main(args):
@@ -44,9 +50,12 @@ def main(args):
 
     import numpy as np
 
-    from . import ALGORITHMS, formulas
+    from . import ALGORITHMS, footprint, formulas
 
     n_kv = args.N_kv or args.N
+    if too_big := _memory_problem(args, n_kv, footprint):
+        print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
+        return 2
     rng = np.random.default_rng(args.seed)
     q = rng.standard_normal((args.batch_heads, args.N, args.d))
     k = rng.standard_normal((args.batch_heads, n_kv, args.d))
@@ -78,9 +87,33 @@ def main(args):
         arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
         if result.lse is not None:
             arrays["lse"] = result.lse
-        np.savez(args.save, **arrays)
+        try:
+            with open(args.save, "wb") as f:  # a file object: np.savez would add .npz to a name without it
+                np.savez(f, **arrays)
+        except OSError as e:
+            print(f"kernelviz trace: error: cannot write {args.save}: {e.strerror}", file=sys.stderr)
+            return 2
     print(json.dumps(report) if args.json else _table(report))
     return 0
+
+
+def _memory_problem(args, n_kv, footprint):
+    """Why this run would not fit in the memory available (a sentence saying what would), or None."""
+    itemsize = 2 if args.dtype == "float16" else 4
+    splits = min(args.splits or 4, math.ceil(n_kv / args.Bc))
+    need, parts = footprint.estimate(
+        args.algo, args.N, n_kv, args.d, args.batch_heads, args.Br, args.Bc, itemsize, splits, save=bool(args.save)
+    )
+    have = footprint.available()
+    if have is None or need <= have:
+        return None
+    biggest = max(parts, key=parts.get)
+    advice = ", or fa2, which never stores S and P" if args.algo == "standard" else ""
+    return (
+        f"{args.algo} at N={args.N} N_kv={n_kv} d={args.d} batch*heads={args.batch_heads} needs about "
+        f"{footprint.gib(need)} of memory ({biggest}: {footprint.gib(parts[biggest])}) and "
+        f"{footprint.gib(have)} is available: use a smaller --N, --N-kv, --d or --batch-heads{advice}"
+    )
 
 
 def _table(report):

@@ -48,6 +48,9 @@ def main(args):
     from kernelviz.site.build import WEB_DIST, build
     from kernelviz.site.diagnostics import BuildError
 
+    if mistake := check(args):
+        print(f"kernelviz build: {mistake}", file=sys.stderr)
+        return 2
     try:
         build(
             args.pages, args.out, strict=args.strict, web_dist=args.web_dist or WEB_DIST, log=log, limits=limits(args)
@@ -56,6 +59,15 @@ def main(args):
         print(f"kernelviz build: {e}", file=sys.stderr)
         return 1
     return 0
+
+
+def check(args):
+    """What is wrong with the folders `args` names (build and serve share them), or None."""
+    if not args.pages.is_dir():
+        return f"--pages {args.pages} is not a folder: name the folder of the *.md pages (default: pages)"
+    if args.out.exists() and not args.out.is_dir():
+        return f"--out {args.out} is a file: name a folder to write the site into (default: site)"
+    return None
 
 
 def log(message):

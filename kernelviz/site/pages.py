@@ -83,7 +83,13 @@ def collect(pages_dir):
 
 def parse(path, md, diagnostics):
     """Read and parse one page. A front matter that is not YAML is a BuildError; a wrong field is a warning."""
-    source = path.read_text(encoding="utf-8")
+    data = path.read_bytes()
+    try:
+        source = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        where = f"{display_name(path)}:{line}"
+        raise BuildError(f"{where}: not UTF-8 text (byte 0x{data[e.start]:02x}); save it as UTF-8") from None
     page = Page(path, display_name(path), path.stem, source)
     page.env = {"page": page}
     page.tokens = md.parse(source, page.env)

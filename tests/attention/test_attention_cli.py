@@ -1,6 +1,7 @@
 """`kernelviz trace`: the table, --json against the closed forms, and --save checked independently."""
 
 import json
+import tracemalloc
 
 import numpy as np
 import pytest
@@ -59,3 +60,35 @@ def test_errors_are_reported(capsys):
     assert status == 2 and "SRAM" in out.err
     with pytest.raises(SystemExit):
         trace(capsys, "fa2", "--N", "0", "--d", "4")
+
+
+def test_a_run_that_cannot_fit_is_refused_before_any_allocation(capsys, monkeypatch):
+    from kernelviz.attention import footprint
+
+    monkeypatch.setattr(footprint, "available", lambda: 16 * 2**30)
+    tracemalloc.start()
+    try:
+        status, out = trace(capsys, "standard", "--N", "65536", "--d", "64")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert status == 2 and peak < 2**20  # S and P alone would be 32 GiB
+    assert "needs about 3" in out.err and "16.0 GiB is available" in out.err and "smaller --N" in out.err
+    assert "Traceback" not in out.err
+
+
+def test_a_negative_seed_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as e:
+        trace(capsys, "fa2", "--N", "4", "--d", "4", "--seed", "-1")
+    assert e.value.code == 2 and "--seed: '-1' is not a whole number >= 0" in capsys.readouterr().err
+
+
+def test_save_writes_the_file_it_is_given_and_refuses_a_folder(capsys, tmp_path):
+    status, _ = trace(capsys, "fa2", "--N", "4", "--d", "4", "--save", str(tmp_path / "arrays"))
+    assert status == 0 and sorted(p.name for p in tmp_path.iterdir()) == ["arrays"]  # no "arrays.npz" beside it
+    assert set(np.load(tmp_path / "arrays")) == {"q", "k", "v", "o", "lse"}
+    for bad, why in ((tmp_path, "is a folder"), (tmp_path / "no" / "x.npz", "does not exist")):
+        with pytest.raises(SystemExit) as e:
+            trace(capsys, "fa2", "--N", "4", "--d", "4", "--save", str(bad))
+        assert e.value.code == 2 and why in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.startswith(tmp_path.name)) == [tmp_path.name]
