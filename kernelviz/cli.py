@@ -1,8 +1,14 @@
 """The `kernelviz` command. Each sub-command lives in its own module, imported when it runs:
-that module has ``HELP``, ``add_arguments(parser)`` and ``main(args) -> exit status``."""
+that module has ``HELP``, ``add_arguments(parser)`` and ``main(args) -> exit status``.
+
+Bare ``kernelviz`` prints the help. ``kernelviz bench NAME -- ARGS`` hands ARGS to the benchmark (a module that
+sets ``PASSTHROUGH = True`` gets what follows ``--`` as ``args.passthrough``). Output into a closed pipe
+(``kernelviz run A.py | head``) ends the command quietly, as Unix tools do: status 141 (128 + SIGPIPE), no traceback.
+"""
 
 import argparse
 import importlib
+import os
 import sys
 
 COMMANDS = {
@@ -21,7 +27,7 @@ def _module(name):
 
 def parser():
     top = argparse.ArgumentParser(prog="kernelviz", description="An executable textbook of attention GPU kernels.")
-    sub = top.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    sub = top.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module = _module(name)
         module.add_arguments(sub.add_parser(name, help=module.HELP, description=module.HELP))
@@ -29,8 +35,44 @@ def parser():
 
 
 def main(argv=None):
-    args = parser().parse_args(argv)
-    return _module(args.command).main(args) or 0
+    top = parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        try:
+            if not argv:
+                top.print_help()
+                status = 0
+            else:
+                args = _parse(top, argv)
+                status = _module(args.command).main(args) or 0
+        except SystemExit as e:  # --help, or a usage error
+            status = e.code
+        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught
+        return status
+    except BrokenPipeError:
+        return _closed_pipe()
+
+
+def _parse(top, argv):
+    """Parse `argv`; what follows a ``--`` is ``args.passthrough``, for a command whose module says PASSTHROUGH."""
+    passthrough = []
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, passthrough = argv[:cut], argv[cut + 1 :]
+    args = top.parse_args(argv)
+    if passthrough and not getattr(_module(args.command), "PASSTHROUGH", False):
+        top.error(f"{args.command} takes nothing after --")
+    args.passthrough = passthrough
+    return args
+
+
+def _closed_pipe():
+    """The reader of our stdout went away: stop quietly. Point stdout at /dev/null so that the interpreter's final
+    flush of what is still buffered cannot raise again, and exit as a process killed by SIGPIPE would."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 128 + 13
 
 
 if __name__ == "__main__":

@@ -1,4 +1,5 @@
-"""`kernelviz bench [NAME ...]`: run the benchmarks in the checkout's bench/ folder (all of them by default)."""
+"""`kernelviz bench [NAME ...] [-- ARGS]`: run the benchmarks in the checkout's bench/ folder (all of them by
+default); ARGS after ``--`` are passed to each benchmark run, e.g. ``kernelviz bench attention -- --N 1024``."""
 
 import subprocess
 import sys
@@ -10,6 +11,10 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 def add_arguments(parser):
     parser.add_argument("names", nargs="*", metavar="NAME", help="benchmarks to run, e.g. attention site gpu")
+    parser.epilog = "Options after -- go to each benchmark: kernelviz bench attention -- --N 1024 --d 64"
+
+
+PASSTHROUGH = True  # cli.py hands what follows -- to main as args.passthrough
 
 
 def main(args):
@@ -24,8 +29,9 @@ def main(args):
             file=sys.stderr,
         )
         return 2
+    passthrough = args.passthrough
     status = 0
     for name in args.names or available:
-        print(f"== bench/{name}.py", flush=True)
-        status |= subprocess.run([sys.executable, str(BENCH / f"{name}.py")], check=False).returncode
+        print(f"== bench/{name}.py {' '.join(passthrough)}".rstrip(), flush=True)
+        status |= subprocess.run([sys.executable, str(BENCH / f"{name}.py"), *passthrough], check=False).returncode
     return status

@@ -3,11 +3,13 @@
 import sys
 from pathlib import Path
 
-HELP = "build the static site from pages/*.md into site/ (a folder that needs nothing from outside it)"
+HELP = "build the static site from the textbook's pages (or --pages DIR) into site/, a folder of static files"
 
 
 def add_arguments(parser):
-    parser.add_argument("--pages", type=Path, default=Path("pages"), help="the page sources (default: pages)")
+    parser.add_argument(
+        "--pages", type=Path, default=None, help="a folder of NAME.md pages (default: the textbook's own pages)"
+    )
     parser.add_argument("--out", type=Path, default=Path("site"), help="where to write the site (default: site)")
     parser.add_argument("--web-dist", type=Path, default=None, help="the bundled runtime (default: web/dist)")
     parser.add_argument("--strict", action="store_true", help="fail on any warning")
@@ -45,7 +47,7 @@ def limits(args):
 
 
 def main(args):
-    from kernelviz.site.build import WEB_DIST, build
+    from kernelviz.site.build import PAGES, WEB_DIST, build
     from kernelviz.site.diagnostics import BuildError
 
     if mistake := check(args):
@@ -53,7 +55,12 @@ def main(args):
         return 2
     try:
         build(
-            args.pages, args.out, strict=args.strict, web_dist=args.web_dist or WEB_DIST, log=log, limits=limits(args)
+            args.pages or PAGES,
+            args.out,
+            strict=args.strict,
+            web_dist=args.web_dist or WEB_DIST,
+            log=log,
+            limits=limits(args),
         )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)
