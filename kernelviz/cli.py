@@ -41,14 +41,11 @@ def main(argv=None):
         try:
             if not argv:
                 top.print_help()
-                status = 0
-            else:
-                args = _parse(top, argv)
-                status = _module(args.command).main(args) or 0
-        except SystemExit as e:  # --help, or a usage error
-            status = e.code
-        sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught
-        return status
+                return 0
+            args = _parse(top, argv)
+            return _module(args.command).main(args) or 0
+        finally:
+            sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught (after --help's SystemExit too)
     except BrokenPipeError:
         return _closed_pipe()
 
