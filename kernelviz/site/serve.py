@@ -2,11 +2,10 @@
 
 Watched: the pages folder, ``kernelviz/cuda/*.cu`` (the cited regions) and ``web/dist`` (the runtime, rebuilt by
 ``cd web && node build.mjs``). A build writes beside the site and replaces it only when it succeeds, so a failed
-rebuild prints its error and the last good site stays served. Responses are not cached by the browser, so a reload
-shows the new build.
+rebuild prints its error and the last good site stays served; a good one tells the open pages to reload. The HTTP
+side (load, compression, the reload events) is ``server``.
 """
 
-import http.server
 import sys
 import threading
 from pathlib import Path
@@ -14,43 +13,9 @@ from pathlib import Path
 from .build import PAGES, WEB_DIST, build
 from .diagnostics import BuildError
 from .locations import CUDA
+from .server import make_server
 
-TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript",
-    ".mjs": "text/javascript",
-    ".css": "text/css",
-    ".json": "application/json",
-    ".wasm": "application/wasm",
-    ".zip": "application/zip",
-    ".woff2": "font/woff2",
-    ".py": "text/x-python; charset=utf-8",
-    ".svg": "image/svg+xml",
-}
-
-
-class Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the folder `server.root`, with the MIME types the runtime needs and no caching."""
-
-    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
-
-    def __init__(self, request, client_address, server):
-        super().__init__(request, client_address, server, directory=str(server.root))
-
-    def end_headers(self):
-        self.send_header("Cache-Control", "no-store")
-        super().end_headers()
-
-    def log_message(self, format, *args):
-        pass
-
-
-def make_server(root, host="127.0.0.1", port=8000):
-    """A ThreadingHTTPServer for the site folder `root` (not started). port 0 picks a free port."""
-    server = http.server.ThreadingHTTPServer((host, port), Handler)
-    server.root = Path(root)
-    server.daemon_threads = True
-    return server
+__all__ = ["make_server", "rebuild", "serve", "watch"]
 
 
 def rebuild(pages_dir, out, log=print, **options):
@@ -85,7 +50,7 @@ def _relevant(pages_dir, web_dist):
     return keep
 
 
-def watch(pages_dir, out, stop, log=print, **options):
+def watch(pages_dir, out, stop, log=print, on_built=None, **options):
     """Rebuild on every relevant change until `stop` (a threading.Event) is set. The watch restarts when a watched
     folder is replaced (web/dist is deleted and written again by each runtime build)."""
     import watchfiles
@@ -102,7 +67,8 @@ def watch(pages_dir, out, stop, log=print, **options):
             if changes or replaced:
                 names = sorted({Path(path).name for _, path in changes}) or ["a replaced folder"]
                 log(f"changed: {', '.join(names)}; rebuilding")
-                rebuild(pages_dir, out, log=log, **options)
+                if rebuild(pages_dir, out, log=log, **options) and on_built:
+                    on_built()
             if replaced:
                 break
 
@@ -133,7 +99,7 @@ def serve(pages_dir=PAGES, out="site", *, host="127.0.0.1", port=8000, log=print
     sys.stdout.flush()
     stop = threading.Event()
     try:
-        watch(pages_dir, out, stop, log=log, **options)
+        watch(pages_dir, out, stop, log=log, on_built=server.reload, **options)
     except KeyboardInterrupt:
         pass
     finally:

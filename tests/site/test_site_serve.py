@@ -1,14 +1,18 @@
 """The dev server: MIME types and no caching, a failed rebuild keeps the last good site, and `kernelviz serve`
 rebuilds when a page changes."""
 
+import concurrent.futures
 import contextlib
+import gzip
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -21,13 +25,22 @@ def get(url):
         return response.status, response.headers, response.read().decode("utf-8", "replace")
 
 
+class Served(tuple):
+    """(root, url), with the server as `srv`."""
+
+    def __new__(cls, root, url, srv):
+        served = super().__new__(cls, (root, url))
+        served.srv = srv
+        return served
+
+
 @pytest.fixture
 def server(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     srv = serve.make_server(root, port=0)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
-    yield root, f"http://127.0.0.1:{srv.server_address[1]}"
+    yield Served(root, f"http://127.0.0.1:{srv.server_address[1]}", srv)
     srv.shutdown()
     srv.server_close()
 
@@ -49,6 +62,84 @@ def test_the_server_sends_the_mime_types_the_runtime_needs(server):
         status, headers, _ = get(f"{url}/{name}")
         assert (status, headers["Content-Type"]) == (200, mime), name
         assert headers["Cache-Control"] == "no-store"
+
+
+def test_text_assets_are_gzipped_for_a_client_that_accepts_it(server):
+    root, url = server
+    text = "const x = 1;\n" * 500
+    (root / "a.js").write_text(text)
+    (root / "a.woff2").write_bytes(b"\x00" * 100)
+    request = urllib.request.Request(f"{url}/a.js", headers={"Accept-Encoding": "gzip, deflate"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.headers["Content-Encoding"] == "gzip" and response.headers["Vary"] == "Accept-Encoding"
+        body = response.read()
+    assert len(body) < len(text) / 10 and gzip.decompress(body).decode() == text
+    assert get(f"{url}/a.js")[2] == text  # plain for a client that does not ask
+    request = urllib.request.Request(f"{url}/a.woff2", headers={"Accept-Encoding": "gzip"})
+    with urllib.request.urlopen(request, timeout=5) as response:
+        assert response.headers["Content-Encoding"] is None  # already compressed formats are sent as they are
+
+
+def raw_request(url, data, timeout=5):
+    """Send the bytes `data` on a fresh connection to `url`'s server; return what comes back until it closes."""
+    host, port = urllib.parse.urlsplit(url).netloc.split(":")
+    with socket.create_connection((host, int(port)), timeout=timeout) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def test_a_malformed_request_gets_400_not_a_dropped_connection(server):
+    _, url = server
+    for path in (b"/a%00b.html", b"/a\x01.js"):
+        answer = raw_request(url, b"GET " + path + b" HTTP/1.1\r\nHost: x\r\n\r\n")
+        assert answer.startswith(b"HTTP/1.0 400"), answer[:80]
+
+
+def test_an_idle_connection_is_closed(tmp_path):
+    srv = serve.make_server(tmp_path, port=0, idle_seconds=0.5)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        started = time.monotonic()
+        assert raw_request(f"http://127.0.0.1:{srv.server_address[1]}", b"GET / HTT", timeout=10) == b""
+        assert time.monotonic() - started < 5
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_200_parallel_requests_of_each_asset_kind_all_succeed(server):
+    root, url = server
+    files = {"a.html": "<body>x</body>" * 2000, "a.js": "x;" * 20000, "a.css": "a{}" * 5000}
+    files |= {"a.wasm": "\0asm" * 50000, "a.woff2": "w" * 30000, "a.json": "[" + "1," * 5000 + "1]"}
+    for name, text in files.items():
+        (root / name).write_text(text)
+
+    def fetch(name):
+        request = urllib.request.Request(f"{url}/{name}", headers={"Accept-Encoding": "gzip"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, len(response.read())
+
+    with concurrent.futures.ThreadPoolExecutor(200) as pool:
+        for name in files:
+            answers = list(pool.map(lambda _, n=name: fetch(n), range(200)))
+            assert {status for status, _ in answers} == {200}, name
+
+
+def test_open_pages_hear_reload_after_a_rebuild(server):
+    root, url = server
+    (root / "index.html").write_text("<html><body>page</body></html>")
+    page = get(f"{url}/")[2]
+    assert "new EventSource('/__kernelviz/events')" in page and page.index("EventSource") < page.index("</body>")
+    srv = server.srv
+    with urllib.request.urlopen(f"{url}/__kernelviz/events", timeout=5) as events:
+        assert events.headers["Content-Type"] == "text/event-stream"
+        assert events.readline() == b"retry: 1000\n"
+        events.readline()
+        srv.reload()
+        assert events.readline() == b"event: reload\n"
 
 
 def test_the_server_follows_a_replaced_folder(server):

@@ -1,0 +1,190 @@
+"""The dev server's HTTP side: the site folder on 127.0.0.1, made to hold load, and told when to reload open pages.
+
+The standard library's ThreadingHTTPServer, configured as a dev server needs it (its defaults are a listen backlog
+of 5 and no timeouts, so 200 parallel requests queue and time out, and an idle connection holds a thread forever):
+
+- a listen backlog of ``BACKLOG``, a thread per connection, and ``IDLE_SECONDS`` after which a connection that
+  sends nothing is closed;
+- 400 for a request the file system cannot take (a NUL byte or other control character in the path), never a
+  dropped connection;
+- text assets (HTML, JS, CSS, JSON, SVG, Python, WebAssembly) gzip-compressed for a client that accepts it,
+  compressed once per file version and kept (``Vary: Accept-Encoding``); nothing is cached by the browser;
+- ``/__kernelviz/events``: a Server-Sent Events stream on which every open page hears ``reload`` after a rebuild
+  (``server.reload()``); each HTML page is served with the few lines that listen (``RELOAD_SCRIPT``), so the built
+  site itself stays free of them.
+"""
+
+import gzip
+import http.server
+import os
+import threading
+import urllib.parse
+from collections import OrderedDict
+from pathlib import Path
+
+BACKLOG = 1024
+IDLE_SECONDS = 20.0
+EVENTS = "/__kernelviz/events"
+HEARTBEAT_SECONDS = 15.0  # an open events stream writes a comment this often, so a closed page frees its thread
+COMPRESSED = {".html", ".js", ".mjs", ".css", ".json", ".svg", ".py", ".wasm", ".txt", ".map"}
+CACHE_ENTRIES = 256
+RELOAD_SCRIPT = (
+    "<script>/* kernelviz serve: reload after a rebuild */"
+    f"new EventSource('{EVENTS}').addEventListener('reload', () => location.reload());</script>"
+)
+TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript",
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".json": "application/json",
+    ".wasm": "application/wasm",
+    ".zip": "application/zip",
+    ".woff2": "font/woff2",
+    ".py": "text/x-python; charset=utf-8",
+    ".svg": "image/svg+xml",
+}
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the folder `server.root`: the MIME types the runtime needs, gzip for text, no caching, reload events."""
+
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
+
+    def __init__(self, request, client_address, server):
+        self.timeout = server.idle_seconds  # the socket's timeout: an idle connection is closed
+        super().__init__(request, client_address, server, directory=str(server.root))
+
+    def do_GET(self):
+        self._answer(body=True)
+
+    def do_HEAD(self):
+        self._answer(body=False)
+
+    def _answer(self, body):
+        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path, errors="surrogatepass")
+        if any(ord(c) < 32 or c == "\x7f" for c in path):
+            self.send_error(400, "Bad Request", "a control character (e.g. NUL) in the path")
+            return
+        if path == EVENTS:
+            self._events(body)
+            return
+        try:
+            file = Path(self.translate_path(self.path))
+            if file.is_dir() and (file / "index.html").is_file() and path.endswith("/"):
+                file = file / "index.html"
+            data = self.server.contents(file) if file.suffix in COMPRESSED and file.is_file() else None
+        except (OSError, ValueError):  # a name too long, a file gone between the look and the read
+            self.send_error(404, "File not found")
+            return
+        if data is None:
+            super().do_GET() if body else super().do_HEAD()
+            return
+        gzipped = "gzip" in self.headers.get("Accept-Encoding", "")
+        payload = data.gzipped if gzipped else data.raw
+        self.send_response(200)
+        self.send_header("Content-Type", self.guess_type(str(file)))
+        self.send_header("Content-Length", str(len(payload)))
+        self.send_header("Vary", "Accept-Encoding")
+        if gzipped:
+            self.send_header("Content-Encoding", "gzip")
+        self.end_headers()
+        if body:
+            self.wfile.write(payload)
+
+    def _events(self, body):
+        """Hold the connection open; write `reload` each time the server rebuilds, a comment now and then."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        if not body:
+            return
+        seen = self.server.generation
+        try:
+            self.wfile.write(b"retry: 1000\n\n")
+            self.wfile.flush()
+            while not self.server.stopping.is_set():
+                seen, changed = self.server.wait_for_reload(seen, HEARTBEAT_SECONDS)
+                self.wfile.write(b"event: reload\ndata: \n\n" if changed else b": still here\n\n")
+                self.wfile.flush()
+        except OSError:
+            pass  # the page went away
+        self.close_connection = True
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def log_message(self, format, *args):
+        pass
+
+
+class _Contents:
+    def __init__(self, raw):
+        self.raw = raw
+        self.gzipped = gzip.compress(raw, compresslevel=6, mtime=0)
+
+
+class Server(http.server.ThreadingHTTPServer):
+    """The site folder `root` over HTTP (see the module's docstring). `reload()` tells every open page to reload."""
+
+    request_queue_size = BACKLOG
+    daemon_threads = True
+
+    def __init__(self, address, root, idle_seconds=IDLE_SECONDS):
+        super().__init__(address, Handler)
+        self.root = Path(root)
+        self.idle_seconds = idle_seconds
+        self.generation = 0
+        self.stopping = threading.Event()
+        self._changed = threading.Condition()
+        self._cache = OrderedDict()
+        self._cache_lock = threading.Lock()
+        self._making = {}  # key -> Lock: 200 parallel first requests compress a file once, not 200 times
+
+    def contents(self, file):
+        """The bytes of `file` and their gzip, made once per version of the file (path, inode, size, mtime)."""
+        stat = os.stat(file)
+        key = (str(file), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        with self._cache_lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+            making = self._making.setdefault(key, threading.Lock())
+        with making:
+            with self._cache_lock:
+                if key in self._cache:
+                    return self._cache[key]
+            raw = Path(file).read_bytes()
+            if file.suffix == ".html":
+                raw = raw.replace(b"</body>", RELOAD_SCRIPT.encode() + b"\n</body>", 1)
+            made = _Contents(raw)
+            with self._cache_lock:
+                self._cache[key] = made
+                self._making.pop(key, None)
+                while len(self._cache) > CACHE_ENTRIES:
+                    self._cache.popitem(last=False)
+        return made
+
+    def reload(self):
+        """Tell the open pages to reload (after a successful rebuild)."""
+        with self._changed:
+            self.generation += 1
+            self._changed.notify_all()
+
+    def wait_for_reload(self, seen, seconds):
+        """(generation, whether it moved past `seen`), waiting up to `seconds` for it to."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.generation != seen or self.stopping.is_set(), seconds)
+            return self.generation, self.generation != seen
+
+    def shutdown(self):
+        self.stopping.set()
+        with self._changed:
+            self._changed.notify_all()
+        super().shutdown()
+
+
+def make_server(root, host="127.0.0.1", port=8000, idle_seconds=IDLE_SECONDS):
+    """A Server for the site folder `root` (not started). port 0 picks a free port."""
+    return Server((host, port), root, idle_seconds)
