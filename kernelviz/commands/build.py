@@ -7,8 +7,10 @@ HELP = "build the static site from the textbook's pages (or --pages DIR) into si
 
 
 def add_arguments(parser):
+    from kernelviz.site.locations import PAGES
+
     parser.add_argument(
-        "--pages", type=Path, default=None, help="a folder of NAME.md pages (default: the textbook's own pages)"
+        "--pages", type=Path, default=PAGES, help=f"a folder of NAME.md pages (default: the textbook's, {PAGES})"
     )
     parser.add_argument("--out", type=Path, default=Path("site"), help="where to write the site (default: site)")
     parser.add_argument("--web-dist", type=Path, default=None, help="the bundled runtime (default: web/dist)")
@@ -47,7 +49,7 @@ def limits(args):
 
 
 def main(args):
-    from kernelviz.site.build import PAGES, WEB_DIST, build
+    from kernelviz.site.build import WEB_DIST, build
     from kernelviz.site.diagnostics import BuildError
 
     if mistake := check(args):
@@ -55,7 +57,7 @@ def main(args):
         return 2
     try:
         build(
-            args.pages or PAGES,
+            args.pages,
             args.out,
             strict=args.strict,
             web_dist=args.web_dist or WEB_DIST,
@@ -71,7 +73,8 @@ def main(args):
 def check(args):
     """What is wrong with the folders `args` names (build and serve share them), or None."""
     if not args.pages.is_dir():
-        return f"--pages {args.pages} is not a folder: name the folder of the *.md pages (default: pages)"
+        where = args.pages.resolve()
+        return f"--pages {args.pages} is not a folder: name the folder of the *.md pages (looked for {where})"
     if args.out.exists() and not args.out.is_dir():
         return f"--out {args.out} is a file: name a folder to write the site into (default: site)"
     return None

@@ -15,7 +15,7 @@ def add_arguments(parser):
 
 
 def main(args):
-    from kernelviz.site.build import PAGES, WEB_DIST
+    from kernelviz.site.build import WEB_DIST
     from kernelviz.site.serve import serve
 
     if mistake := build.check(args):
@@ -23,7 +23,7 @@ def main(args):
         return 2
     web_dist = args.web_dist or WEB_DIST
     return serve(
-        args.pages or PAGES,
+        args.pages,
         args.out,
         host=args.host,
         port=args.port,
