@@ -1,27 +1,37 @@
-# The README's two commands: `make serve` and `make test`. Each sets up what it needs, once.
-# Python packages come from PyPI, front-end packages from the npm registry, Chromium from Debian.
+# The README's two commands: `make serve` and `make test`. Each sets up what it needs, once, and no more:
+# serve needs Python packages (PyPI) and the bundled runtime (node, npm registry): no root, no browser;
+# test adds the dev tools and Debian's Chromium for the browser tests (installed with apt-get when missing).
 VENV := .venv
 PY := $(VENV)/bin/python
 WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: serve test setup lint format chromium bench
+.PHONY: serve test setup lint format chromium bench wheel
 
-serve: setup
+serve: $(VENV)/.installed web/dist/.built
 	$(VENV)/bin/kernelviz serve --host $(HOST) --port $(PORT)
 
-test: setup
+test: setup chromium
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) -m pytest
 
-setup: $(VENV)/.installed web/dist/.built chromium
+# everything but Chromium: the package with its dev tools, and the bundled runtime
+setup: $(VENV)/.installed-dev web/dist/.built
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
 	touch $@
+
+# the wheel that carries the whole site (see setup.py): dist/kernelviz-VERSION-py3-none-any.whl
+wheel: $(VENV)/.installed-dev web/dist/.built
+	$(PY) -m pip wheel --quiet --no-deps --no-build-isolation -w dist .
 
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error

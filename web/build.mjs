@@ -34,6 +34,7 @@ const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'py
 function copyAssets() {
   mkdirSync(join(dist, 'katex'), { recursive: true });
   cpSync(join(modules, 'katex', 'dist', 'katex.min.css'), join(dist, 'katex', 'katex.min.css'));
+  cpSync(join(modules, 'katex', 'LICENSE'), join(dist, 'katex', 'LICENSE')); // MIT: its notice travels with it
   cpSync(join(modules, 'katex', 'dist', 'fonts'), join(dist, 'katex', 'fonts'), {
     recursive: true,
     filter: (src) => !/\.(ttf|woff)$/.test(src), // woff2 is enough for every browser we support
