@@ -19,6 +19,11 @@ def add_arguments(parser):
         help="where to run the kernels: the GPU if there is one (auto), or the CPU shim",
     )
     parser.add_argument("--no-run", action="store_true", help="only compile (with --compile); run nothing")
+    parser.add_argument(
+        "--write-report",
+        action="store_true",
+        help="with --compile: save the tables to kernelviz/cuda/report.json (a site built without a compiler shows it)",
+    )
 
 
 def main(args):
@@ -41,6 +46,10 @@ def main(args):
                 print(f"{kernel}.cu ({compiler})\n{compile.table(rows)}\n")
                 if any(r.spill_stores or r.spill_loads for r in rows):
                     print(f"warning: {kernel}.cu spills registers ({compiler})")
+        if args.write_report:
+            from . import report
+
+            print(f"wrote {report.write()}")
     if args.no_run:
         return status
     backend = None if args.backend == "auto" else args.backend

@@ -38,13 +38,14 @@ __global__ void fd_split(const float* Q, const float* K, const float* V,
     __syncthreads();  // waits for: Qi and the carries set before any thread reads them
     // endregion
 
-    for (int j = n_start; j < n_end; j += Bc) {
-        int cols = min(Bc, n_end - j);                  // the last tile of a split can be short
+    for (int j = 0; n_start + j*Bc < n_end; j++) {    // j: the tile of this split
+        int col0 = n_start + j*Bc;                      // first key of this tile
+        int cols = min(Bc, n_end - col0);               // the last tile of a split can be short
         // region: split_load_kv
-        // HBM -> SRAM: Kj, Vj = K[j : j + cols], V[j : j + cols]
+        // HBM -> SRAM: Kj, Vj = K[col0 : col0 + cols], V[col0 : col0 + cols]
         for (int x = tid; x < cols*D; x += blockDim.x) {
-            Kj[x/D][x%D] = K[(j + x/D)*D + x%D];
-            Vj[x/D][x%D] = V[(j + x/D)*D + x%D];
+            Kj[x/D][x%D] = K[(col0 + x/D)*D + x%D];
+            Vj[x/D][x%D] = V[(col0 + x/D)*D + x%D];
         }
         __syncthreads();  // waits for: the whole tile in SRAM before any thread multiplies with it
         // endregion

@@ -1,7 +1,8 @@
 """``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
 
     collect pages → parse → run editors → resolve (steps, trace numbers, links, CUDA regions, contents, sections)
-    → typeset math (KaTeX, in-process) → render → write, with the assets → check links → strict? → publish
+    → typeset math (KaTeX, in-process) → render, and a page per kernel the pages cite → write, with the assets
+    → check links → strict? → publish
 
 The site is written to a staging folder beside `out` and moved into place only when the build succeeds, so a failed
 build leaves the last good site as it was (what ``kernelviz serve`` keeps serving). Warnings name the page file and
@@ -14,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..runner import Source
-from . import assets, katex, linkcheck, locations, nav, pages, render
+from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, render
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, steps, toc, trace
 from .isolated import Job, run_batches
@@ -33,6 +34,7 @@ class Context:
     diagnostics: Diagnostics
     pages: dict  # slug -> Page
     nav: list  # nav.Entry
+    cited: dict = field(default_factory=dict)  # .cu file -> [(page, region, step)], from the CUDA blocks
 
 
 @dataclass
@@ -79,6 +81,8 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
         page.output: render.page_html(page, md, context, assets.stylesheets(web_dist, page.meta.get("scripts", [])))
         for page in site
     }
+    viewed = kernel_views(context, diagnostics, assets.stylesheets(web_dist, []))
+    html.update(viewed)
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
@@ -86,7 +90,7 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
     for name, text in html.items():
         (staging / name).write_text(text, encoding="utf-8")
     (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
-    linkcheck.check(staging, site, diagnostics)
+    linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in viewed)], diagnostics)
 
     try:
         diagnostics.fail_if_strict(strict)
@@ -121,6 +125,21 @@ def run_editors(site, diagnostics, limits=None):
                 page.file, error.file_line, f"editor {error.editor + 1} ({title}) failed: {failure}"
             )
         page.failure = f"the page's editors failed when the site was built ({warning}); edit and run them to draw it"
+
+
+def kernel_views(context, diagnostics, stylesheets):
+    """{file: HTML} of the whole-kernel pages of the .cu files the pages cite; a compiler that fails, or a checked-in
+    report older than the kernels, is a warning."""
+    from ..cuda import kernels, report
+
+    try:
+        tables = report.tables() if set(context.cited) & set(kernels.FILES.values()) else []
+    except RuntimeError as e:
+        diagnostics.warn("kernelviz/cuda", None, f"the compiler report failed: {e}")
+        tables = report.checked_in()
+    for message in kernel_pages.stale_warnings(tables):
+        diagnostics.warn(str(report.REPORT), None, message)
+    return kernel_pages.pages(context.cited, context, stylesheets, tables)
 
 
 def publish(staging, out):

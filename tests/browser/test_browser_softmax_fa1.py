@@ -61,7 +61,7 @@ def test_bound_bullets_and_cuda_blocks_play_their_steps(page, site_url, slug):
         assert "kv-current" in bullet.get_attribute("class")
     if slug == "flash-attention-1":
         blocks = page.locator("details.kv-cuda[data-step]")
-        assert blocks.count() == 6
+        assert blocks.count() == 19  # one per step
         k = int(blocks.nth(4).get_attribute("data-step"))  # the update
         page.evaluate(f"window.kernelviz.goTo({k})")
         page.wait_for_function(f"window.kernelviz.step() === {k}")

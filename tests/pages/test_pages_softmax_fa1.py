@@ -125,11 +125,11 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
 def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
     page = built["flash-attention-1"]
     labels = step_labels(embedded(page, "kv-scene"))
-    blocks = re.findall(r'<details class="kv-cuda" data-step="(\d+)" data-cite="fa1\.cu#(\w+)">', page)
-    assert [name for _, name in blocks] == list(FA1_REGIONS)
+    blocks = re.findall(r'<details class="kv-cuda" data-step="(\d+)" data-cite="fa1\.cu#(\w+)"', page)
+    assert list(dict.fromkeys(name for _, name in blocks)) == list(FA1_REGIONS)
     # each region sits on the step that does what it does
-    action = {"setup": "setup", "load_kv": "load K0", "load_q_carries": "load Q0", "scores": "Sij", "update": "update"}
-    action["write_back"] = "write O0"
+    action = {"setup": "setup", "load_kv": "load K", "load_q_carries": "load Q", "scores": "Sij", "update": "update"}
+    action["write_back"] = "write O"
     for k, name in blocks:
         assert action[name] in labels[int(k)], (name, labels[int(k)])
     assert page.count('class="kv-code kv-missing"') == 0

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from conftest import FIXTURE_CU
 
 from kernelviz.cuda import regions
 from kernelviz.site.build import build
@@ -116,10 +117,32 @@ def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_si
     block = re.search(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', text, re.S)
     assert block.group(1) == ' data-step="1" data-cite="fixture.cu#load"'
     assert block.group(2).startswith("<summary>CUDA implementation</summary>")
-    code = re.search(r'<pre class="kv-code">(.*)</pre>', block.group(2), re.S).group(1)
-    assert text_of(code) == regions.region("fixture.cu#load")
+    code = re.search(r'<pre class="kv-code kv-cuda-code">(.*)</pre>', block.group(2), re.S).group(1)
+    lines = re.findall(
+        r'<span class="kv-line kv-(region|context|elided)">(?:<a class="kv-ln"[^>]*>(\d+)</a>)?(.*)', code
+    )
+    region = [text_of(html) for kind, _, html in lines if kind == "region"]
+    assert "\n".join(region) == "    " + regions.region("fixture.cu#load").replace("\n", "\n    ")
+    # around it, the function it is in and its closing brace, each with its line number
+    assert [(kind, n) for kind, n, _ in lines] == [("context", "2"), ("region", "4"), ("region", "5"), ("elided", ""),
+                                                   ("context", "10")]  # fmt: skip
     assert '<span class="kt">int</span>' in code  # highlighted as CUDA, with classes
+    assert '<a href="fixture.cu.html#load">fixture.cu, lines 4–5</a>' in block.group(2)
     assert result.warnings == []
+
+
+def test_each_cited_file_gets_a_whole_kernel_page_with_numbered_lines_and_marked_regions(build_site, figure_md):
+    body = figure_md + '\n```cuda cite="fixture.cu#store" step="load K0"\n```\n'
+    result, out = build_site({"fig.md": page(body)})
+    assert result.warnings == []  # the link checker followed fig.html's links to fixture.cu.html#store and #L8
+    whole = (out / "fixture.cu.html").read_text()
+    source = re.search(r'<pre class="kv-code kv-cuda-file">(.*)</pre>', whole, re.S).group(1)
+    assert text_of(re.sub(r'<a class="kv-ln"[^>]*>\d+</a>', "", source)) == FIXTURE_CU.rstrip("\n")
+    assert [int(n) for n in re.findall(r'id="L(\d+)"', source)] == list(range(1, 11))
+    assert '<span class="kv-region-start" id="store"></span><span class="kv-line kv-marker" id="L7">' in source
+    assert re.search(r'<span class="kv-line kv-region" id="L8">', source)
+    assert '<a href="#store"><code>store</code></a>, lines 8–8: quoted by <a href="fig.html">' in whole
+    assert "No compiler report" in whole  # fixture.cu is no kernel of kernels.py: nothing to compile
 
 
 def test_a_missing_region_or_file_is_a_warning(build_site, line):

@@ -1,18 +1,27 @@
-"""CUDA blocks: a fence ```` ```cuda cite="fa2.cu#load_kv" step="block 0 · j = 0 · load K0, V0" title="…" ```` with
-an empty body. Its code is the cited region of ``kernelviz/cuda/FILE.cu`` (``kernelviz.cuda.regions``), highlighted,
-collapsed under "CUDA implementation":
+"""CUDA blocks: a fence ```` ```cuda cite="fa2.cu#load_kv" step="KEY or LABEL" title="…" ```` with an empty body.
+Its code is the cited region of ``kernelviz/cuda/FILE.cu``, shown with the lines it needs to read on its own (the
+loops and function around it and the declarations of the names it uses, the lines between elided: regions.excerpt),
+highlighted, collapsed under "CUDA implementation", with a link to its place on the whole kernel's page:
 
-    <details class="kv-cuda" data-step="K" data-cite="fa2.cu#load_kv"><summary>CUDA implementation</summary>
-    <pre class="kv-code">…</pre></details>
+    <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'>
+      <summary>CUDA implementation</summary> [<p class="kv-cuda-title">…</p>]
+      <p class="kv-cuda-where"><a href="fa2.cu.html#load_kv">fa2.cu, lines 45–52</a> in the whole kernel</p>
+      <pre class="kv-code kv-cuda-code">…lines (site.cuda_code), context lines kv-context, the region's kv-region</pre>
+    </details>
 
-`step` (optional) is the label of the figure step the code belongs to (resolved like ``[step: …]`` bullets); `title`
-(optional) is shown above the code. A missing file or region is a warning naming the page and line.
+`step` (optional) names the figure step the code belongs to: the first step with that `key`, else with that
+`label`. When the step has loop indices (step_at.indices), the code starts with ``// this step: i = 0, j = 1`` and
+the declarations they fix carry their values (``col0 = 1*Bc = 4``, with the sizes the page's figure was drawn at).
+`title` (optional) is shown above the code. A missing file, region or step is a warning naming the page and line.
+Every file cited is recorded in ``context.cited`` for the whole-kernel pages (site.kernel_pages).
 """
+
+import json
 
 from markdown_it.common.utils import escapeHtml
 
 from ...cuda import regions
-from .. import highlight
+from .. import cuda_code, step_at
 from ..tokens import walk
 from . import fence_info, steps
 
@@ -32,33 +41,80 @@ def _mark(state):
 def resolve(page, context):
     for token, line in walk(page.tokens):
         if token.type == "fence" and "cuda" in token.meta:
-            token.meta["html"] = _render(page, token.meta["cuda"], token.content, line, context.diagnostics)
+            token.meta["html"] = _render(page, token.meta["cuda"], token.content, line, context)
 
 
-def _render(page, attrs, body, line, diagnostics):
+def find_step(page, name):
+    """(index, step dict) of the first step of `page`'s figure whose key is `name`, else whose label is; or None."""
+    for node in (page.scene or {}).get("nodes", []):
+        if node.get("kind") == "step_list":
+            for field in ("key", "label"):
+                for k, step in enumerate(node["steps"]):
+                    if step.get(field) == name:
+                        return k, step
+            return None
+    return None
+
+
+def _render(page, attrs, body, line, context):
+    diagnostics = context.diagnostics
     cite = attrs.get("cite")
     unknown = sorted(set(attrs) - {"cite", "step", "title"})
     if unknown:
         diagnostics.warn(page.file, line, f"cuda block: unknown attributes {unknown} (it takes cite, step and title)")
     if body.strip():
         diagnostics.warn(page.file, line, "cuda block: the body is ignored; the code is the region `cite` names")
-    code, missing = "", None
+    excerpt, missing = None, None
     if not cite:
         missing = 'the cuda block has no cite="FILE.cu#REGION"'
     else:
         try:
-            code = regions.region(cite)
+            excerpt = regions.excerpt(cite)
         except regions.RegionError as e:
             missing = f"cuda block cites {cite}: {e}"
     if missing:
         diagnostics.warn(page.file, line, missing)
-    step = steps.index(page, attrs["step"], line, diagnostics) if "step" in attrs else None
-    data = "" if step is None else f' data-step="{step}"'
-    data += f' data-cite="{escapeHtml(cite)}"' if cite else ""
-    title = f'<p class="kv-cuda-title">{escapeHtml(attrs["title"])}</p>' if attrs.get("title") else ""
-    pre = (
-        f'<pre class="kv-code kv-missing">{escapeHtml(missing)}</pre>'
-        if missing
-        else f'<pre class="kv-code">{highlight.cuda(code)}</pre>'
+        return f'<details class="kv-cuda"><summary>CUDA implementation</summary><pre class="kv-code kv-missing">' \
+               f"{escapeHtml(missing)}</pre></details>\n"  # fmt: skip
+    context.cited.setdefault(excerpt.filename, []).append((page, excerpt.name, attrs.get("step")))
+
+    found = find_step(page, attrs["step"]) if "step" in attrs else None
+    if "step" in attrs and found is None:
+        steps.index(page, attrs["step"], line, diagnostics)  # warns, naming the labels it was close to
+    data, at = "", {}
+    if found is not None:
+        k, step = found
+        data += f' data-step="{k}"'
+        if step.get("key"):
+            data += f' data-step-key="{escapeHtml(step["key"])}"'
+        at = step_at.indices(step)
+    data += f' data-cite="{escapeHtml(cite)}"'
+    if at:
+        data += f" data-at='{escapeHtml(json.dumps(at, separators=(',', ':')))}'"
+    sizes = dict(getattr(page.run, "sizes", None) or {})
+    return _details(excerpt, attrs.get("title"), data, at, sizes)
+
+
+def _details(excerpt, title, data, at, sizes):
+    src, first, last = excerpt.source, excerpt.first, excerpt.last
+    notes = step_at.notes(src, excerpt.numbers, at, sizes) if at else {}
+    code = cuda_code.lines_html(
+        src,
+        excerpt.filename,
+        excerpt.numbers,
+        kind=lambda n: "kv-region" if first <= n <= last else "kv-context",
+        notes=notes,
     )
-    return f'<details class="kv-cuda"{data}><summary>CUDA implementation</summary>{title}{pre}</details>\n'
+    if at:
+        banner = escapeHtml(step_at.banner(at))
+        code = f'<span class="kv-line kv-banner"><span class="kv-ln"></span>{banner}</span>\n{code}'
+    href = f"{cuda_code.page_of(excerpt.filename)}#{excerpt.name}"
+    where = (
+        f'<p class="kv-cuda-where"><a href="{escapeHtml(href)}">{escapeHtml(excerpt.filename)}, lines {first}–{last}'
+        f"</a> in the whole kernel</p>"
+    )
+    heading = f'<p class="kv-cuda-title">{escapeHtml(title)}</p>' if title else ""
+    return (
+        f'<details class="kv-cuda"{data}><summary>CUDA implementation</summary>{heading}{where}'
+        f'<pre class="kv-code kv-cuda-code">{code}</pre></details>\n'
+    )

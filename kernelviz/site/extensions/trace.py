@@ -18,10 +18,14 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
     trace.bytes.T                          bytes of T read and written
     trace.bytes.total, .read, .write       all HBM traffic
     trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only)
-    trace.peak_sram                        bytes of SRAM of the largest block
+    trace.peak_sram                        bytes of SRAM of the largest block, as the ledger models it
+    trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
+                                           these sizes (fa1, fa2, fd_split, fd_combine, online_softmax: the host's
+                                           formula, kernels.shared_bytes, which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
                                            T = ceil(N/b)
 
+The CUDA numbers exist for fa1, fa2, flash-decoding and online-softmax-output (b is the kernel's tile, d its D).
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -180,7 +184,26 @@ def _attention(algo, spec):
         Tc=-(-sizes["N_kv"] // sizes["Bc"]),
         ratio_standard=standard.total_bytes / ledger.total_bytes,
     )
+    if algo in CUDA_KERNELS:
+        out["cuda"] = cuda_numbers(CUDA_KERNELS[algo], sizes["N_kv"], sizes["d"], (sizes["Br"], sizes["Bc"]), sizes)
     return out
+
+
+CUDA_KERNELS = {
+    "fa1": "fa1",
+    "fa2": "fa2",
+    "flash-decoding": "flash_decoding",
+    "online-softmax-output": "online_softmax",
+}
+
+
+def cuda_numbers(kernel, n, d, tiles, sizes):
+    """{shared_bytes: {launch: bytes}} of `kernel`'s launches at these sizes, from kernels.plan (no device limit:
+    a page may describe tiles too large for one)."""
+    from kernelviz.cuda import kernels
+
+    launches = kernels.plan(kernel, 1, n, d, tiles, n_splits=sizes.get("n_splits", 1), limit=float("inf"))
+    return {"shared_bytes": {launch.name.partition("<")[0]: launch.shared_bytes for launch in launches}}
 
 
 def _softmax(algo, spec):
@@ -202,6 +225,8 @@ def _softmax(algo, spec):
         ledger = getattr(attention, SOFTMAX[algo])(x, b=sizes["b"]).ledger
     out = numbers(ledger, sizes)
     out["T"] = -(-sizes["N"] // sizes["b"])
+    if output:
+        out["cuda"] = cuda_numbers("online_softmax", sizes["N"], sizes["d"], (1, sizes["b"]), sizes)
     return out
 
 

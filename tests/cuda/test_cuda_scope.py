@@ -1,0 +1,40 @@
+"""kernelviz.cuda.scope: the declarations a line makes, the names code uses, and the lines a region needs around it."""
+
+from kernelviz.cuda import regions, scope
+
+
+def test_declarations_of_every_form_the_kernels_use():
+    assert scope.declares("    int i = blockIdx.x, bh = blockIdx.y, tid = threadIdx.x;") == ["i", "bh", "tid"]
+    assert scope.declares("__shared__ float Qi[Br][D], Oi[Br][D], Kj[Bc][D];") == ["Qi", "Oi", "Kj"]
+    assert scope.declares("template <int Br, int Bc, int D>") == ["Br", "Bc", "D"]
+    assert scope.declares("__global__ void f(const float* Q, float* O_partial,") == ["f", "Q", "O_partial"]
+    assert scope.declares("    int N, float scale, int causal) {") == ["N", "scale", "causal"]
+    assert scope.declares("for (int j = 0; n_start + j*Bc < n_end; j++) {  // int not_this") == ["j"]
+    assert scope.declares("int n_start = s*S, n_end = min(n_start + S, N);") == ["n_start", "n_end"]
+    assert scope.declares("bool masked = col0 + c >= N || (causal && col0 + c > row0 + r);") == ["masked"]
+    assert scope.declares("Q += (long)bh*N*D; x = (int)y;") == []  # casts declare nothing
+
+
+def test_uses_leaves_out_keywords_builtins_members_and_comments():
+    text = "for (int x = tid; x < Bc*D; x += blockDim.x) Kj[x] = expf(-INFINITY);  // not_a_name"
+    assert scope.uses(text) == ["x", "tid", "Bc", "D", "Kj"]
+
+
+def test_a_loop_body_region_gets_its_loop_the_function_and_the_declarations_it_needs():
+    e = regions.excerpt("fa2.cu#load_kv")
+    text = {n: e.source.line(n).text.strip() for n in e.numbers}
+    shown = list(text.values())
+    assert "for (int j = 0; j < Tc; j++) {" in shown and "int col0 = j*Bc;" in " ".join(shown)
+    assert shown[0] == "template <int Br, int Bc, int D>" and shown[-1] == "}"
+    assert any(s.startswith("__shared__ float Qi[Br][D]") for s in shown)  # Kj, Vj
+    assert any(s.startswith("int i = blockIdx.x") for s in shown)  # tid
+    assert not any("Sij[r][c] = masked" in s for s in shown)  # the other regions of the loop are left out
+    assert set(range(e.first, e.last + 1)) <= set(e.numbers)
+
+
+def test_a_loop_variable_is_not_visible_after_its_loop():
+    src = scope.Source("int a;\nfor (int k = 0; k < 4; k++) a += k;\nfor (int r = 0; r < 2; r++) {\n  a = r;\n}\nk;\n")
+    assert src.visible("k", 2) == 2 and src.visible("k", 6) is None
+    assert src.visible("r", 4) == 3 and src.visible("r", 6) is None
+    assert src.visible("a", 4) == 1
+    assert src.closing(3) == 5

@@ -1,0 +1,146 @@
+"""The CUDA beside each step reads on its own, on every page: checks over the real pages, built once.
+
+- every CUDA block shows the declaration of each name it uses (its region, with the loops and declarations
+  around it); the reading of declarations is kernelviz.cuda.scope's, unit-tested in tests/cuda/test_cuda_scope.py;
+- every block links to its region on the whole kernel's page, which has every line and the compilers' report;
+- Online softmax and Flash Attention 1 have a block for every step of their figure, showing the step's indices;
+- the shared-memory numbers the prose prints are what NVRTC's ptxas reports for that instance.
+"""
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from kernelviz.cuda import compile, kernels, nvrtc, regions, scope
+from kernelviz.site import build as site_build
+
+ROOT = Path(__file__).resolve().parents[2]
+BLOCK = re.compile(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', re.S)
+ATTR = re.compile(r"""\s([\w-]+)=(?:"([^"]*)"|'([^']*)')""")
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """{output file: HTML} of the real pages built against the real runtime bundle."""
+    out = tmp_path_factory.mktemp("cuda-pages") / "site"
+    result = site_build.build(ROOT / "pages", out, log=None)
+    assert [str(w) for w in result.warnings] == []
+    return {p.name: p.read_text() for p in out.glob("*.html")}
+
+
+def blocks(page_html):
+    """[(attributes, inner HTML)] of the CUDA blocks of a page."""
+    found = []
+    for m in BLOCK.finditer(page_html):
+        attrs = {a.group(1): html.unescape(a.group(2) if a.group(2) is not None else a.group(3)) for a in
+                 ATTR.finditer(m.group(1))}  # fmt: skip
+        found.append((attrs, m.group(2)))
+    return found
+
+
+def code_text(inner):
+    """The code a block shows, as plain text: no line numbers, no step notes, no elision marks."""
+    pre = re.search(r'<pre class="kv-code kv-cuda-code">(.*)</pre>', inner, re.S).group(1)
+    pre = re.sub(r'<a class="kv-ln"[^>]*>\d+</a>|<span class="kv-note"[^>]*>.*?</span>', "", pre)
+    lines = [html.unescape(re.sub(r"<[^>]+>", "", line)) for line in pre.split("\n")]
+    return "\n".join(x for x in lines if x.strip() not in ("⋯", "") and not x.lstrip().startswith("// this step:"))
+
+
+def all_blocks(site):
+    return [(name, attrs, inner) for name, text in sorted(site.items()) for attrs, inner in blocks(text)]
+
+
+def test_every_block_shows_the_declaration_of_every_name_it_uses(site):
+    found = all_blocks(site)
+    assert len(found) > 50
+    for name, attrs, inner in found:
+        text = code_text(inner)
+        declared = {d for line in text.splitlines() for d in scope.declares(line)}
+        missing = [n for n in scope.uses(text) if n not in declared]
+        assert missing == [], f"{name}: {attrs['data-cite']} uses {missing} without their declaration in view"
+
+
+def test_names_declared_out_of_view_would_be_caught():
+    """The check above is not vacuous: the bare region of a loop body uses names it does not declare."""
+    text = regions.region("fa2.cu#load_kv")
+    declared = {d for line in text.splitlines() for d in scope.declares(line)}
+    assert {"col0", "tid", "Kj", "N", "D"} <= set(scope.uses(text)) - declared
+
+
+def test_every_block_links_to_its_region_on_the_whole_kernels_page(site):
+    for name, attrs, inner in all_blocks(site):
+        filename, _, region = attrs["data-cite"].partition("#")
+        href = re.search(r'<p class="kv-cuda-where"><a href="([^"]+)">', inner).group(1)
+        assert href == f"{filename}.html#{region}", name
+        whole = site[f"{filename}.html"]
+        assert f'id="{region}"' in whole
+        for n in re.findall(r'<a class="kv-ln" href="[^"#]+#L(\d+)">', inner):  # each shown line, at its place
+            assert f'id="L{n}"' in whole
+
+
+def test_the_whole_kernel_pages_hold_every_line_and_the_compilers_report(site):
+    for kernel, filename in kernels.FILES.items():
+        whole = site[f"{filename}.html"]
+        source = (kernels.FOLDER / filename).read_text().splitlines()
+        assert re.findall(r'id="L(\d+)"', whole) == [str(n) for n in range(1, len(source) + 1)]
+        report = re.search(r'<table class="kv-report">(.*?)</table>', whole, re.S).group(1)
+        names = {html.unescape(x) for x in re.findall(r"<td><code>([^<]+)</code></td>", report)}
+        assert names == set(compile.instances(kernel)), kernel
+
+
+def step_list(page_html):
+    scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', page_html).group(1))
+    return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
+
+
+@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1"])
+def test_every_step_has_its_cuda_block_with_its_own_indices(site, slug):
+    page = site[f"{slug}.html"]
+    steps = step_list(page)
+    bound = {int(a["data-step"]): (a, inner) for a, inner in blocks(page) if "data-step" in a}
+    assert sorted(bound) == list(range(1, len(steps))), "one block per step of the figure (step 0 is the start)"
+    for k, (attrs, inner) in bound.items():
+        at = json.loads(attrs.get("data-at", "{}"))
+        if at:  # the step's own indices, on top of its code, and on the declarations they fix
+            banner = ", ".join(f"{name} = {v}" for name, v in at.items())
+            assert f"// this step: {banner}</span>" in inner, steps[k]["label"]
+            for name, v in at.items():
+                assert f'<span class="kv-note" data-name="{name}">// {name} = {v}</span>' in inner
+
+
+def test_fa1_blocks_show_the_tile_they_work_on(site):
+    """j = 1: the tile's first key is 1*Bc, not the j = 0 block's code again."""
+    page = site["flash-attention-1.html"]
+    notes = {a["data-at"]: re.findall(r'data-name="col0">// ([^<]*)<', inner) for a, inner in blocks(page)
+             if "data-at" in a and "j" in json.loads(a["data-at"])}  # fmt: skip
+    assert {tuple(v) for v in notes.values()} >= {("col0 = 0*Bc",), ("col0 = 1*Bc",)}
+
+
+@pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is missing: pip install cuda-bindings nvidia-cuda-nvrtc")
+def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
+    """Each {{ trace....cuda.shared_bytes.K }} the pages print equals ptxas's figure for the kernel instance at the
+    page's sizes, compiled here by NVRTC for sm_90."""
+    from kernelviz.site.extensions import trace
+
+    printed = []
+    for path in sorted((ROOT / "pages").glob("*.md")):
+        text = site[f"{path.stem}.html"]
+        for expr, value in re.findall(r'<span class="kv-trace" title="([^"]*cuda\.shared_bytes[^"]*)">([^<]*)<', text):
+            printed.append((path, expr, int(value.replace(",", ""))))
+    assert len(printed) >= 2
+    for path, expr, value in printed:
+        import yaml
+
+        front = yaml.safe_load(path.read_text().split("---\n")[1])["trace"]
+        *run, _, _, launch = expr.split(".")[1:]
+        spec = dict(front[run[0]] if run else front)
+        kernel = trace.CUDA_KERNELS[spec.pop("algo")]
+        tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
+        plan = kernels.plan(kernel, 1, spec.get("N_kv", spec["N"]), spec["d"], tiles,
+                            n_splits=spec.get("n_splits", 1))  # fmt: skip
+        name = next(p.name for p in plan if p.name.startswith(f"{launch}<"))
+        built = nvrtc.build(kernel, [p.name for p in plan], compile.ARCHS[-1])
+        assert value == built.rows[name].shared_bytes, (path.name, expr, name)
