@@ -160,8 +160,10 @@ def message(page, index):
 
 
 def figure_state(page):
-    """What the figure shows now: the runtime's Scene, and the figure's markup when the real runtime draws it."""
-    return page.evaluate("[kernelviz.scene(), document.getElementById('kv-figure').innerHTML]")
+    """What the figure shows now: the runtime's Scene, and the canvas's markup when the real runtime draws it (not
+    the badge above it, which says whether the code beside it drew it)."""
+    canvas = "(document.querySelector('#kv-figure .kv-canvas') || document.getElementById('kv-figure')).innerHTML"
+    return page.evaluate(f"[kernelviz.scene(), {canvas}]")
 
 
 def error_range_text(page, index):

@@ -25,8 +25,8 @@ const PARSE_SLICE_MS = 10; // the parse of the code, per quiet moment
 
 /**
  * Mount editor `spec` ({element, index, title, code, firstLine}) of page `page`, a step per `quiet()` (a promise
- * resolved in a new task at a quiet moment). `actions`: {run, runAll, stop, setLimit} (run and runAll receive this
- * editor), `limit`: the time limit shown. Resolves to the editor's handle.
+ * resolved in a new task at a quiet moment). `actions`: {run, runAll, stop, setLimit, changed} (run and runAll
+ * receive this editor; changed(byReset) follows every change of the code), `limit`: the time limit shown. Resolves to the editor's handle.
  */
 export async function mountEditor(page, spec, actions, limit, quiet) {
   const { element, index, title, code: original } = spec;
@@ -58,6 +58,7 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
         const code = update.state.doc.toString();
         saveEdit(page, index, code, original);
         chrome.setEdited(code !== original);
+        actions.changed?.(update.transactions.some((t) => t.isUserEvent('reset')));
       }),
     ],
   });
@@ -91,6 +92,8 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
     view,
     chrome,
     code: () => view.state.doc.toString(),
+    /** Whether the code differs from the page's. */
+    edited: () => view.state.doc.toString() !== original,
     /** Back to the page's code (undoable), and forget the stored edit. */
     reset() {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: original }, userEvent: 'reset' });

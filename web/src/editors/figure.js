@@ -8,3 +8,8 @@ export function showScene(scene) {
   if (!document.getElementById('kv-figure')) return 'the code ran; this page has no figure to draw it in';
   return runtime.setScene(scene) ? null : 'the new Scene is not valid: the canvas shows why';
 }
+
+/** The scene the figure shows now (null when there is no figure runtime or no scene). */
+export function currentScene() {
+  return window.kernelviz?.scene?.() ?? null;
+}

@@ -2,8 +2,8 @@
 // namespace (the runner's); Run all runs them all. A Scene replaces the figure; what each editor printed appears
 // under it; an error appears at its editor and line, and the figure stays as it was.
 import { mountEditor } from './editor.js';
-import { showScene } from './figure.js';
 import { readPage } from './page.js';
+import { Provenance } from './provenance.js';
 import { Python } from './python.js';
 import { loadLimit, saveLimit } from './store.js';
 
@@ -24,9 +24,14 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
   let status = STATUS.loading;
   const editors = [];
   let python = null;
+  const provenance = new Provenance(doc, () => run(null));
   const actions = {
     run: (editor) => run(editor.index),
     runAll: () => run(null),
+    changed(byReset) {
+      if (byReset) provenance.reset(editors);
+      else provenance.show(editors);
+    },
     stop: () => python.stop('stop'),
     setLimit(seconds) {
       limitS = seconds;
@@ -41,6 +46,7 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
       editor.chrome.setLimit(limitS); // the reader may have changed it while this editor mounted
       editor.chrome.setStatus(status);
       editors.push(editor);
+      provenance.show(editors);
       performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
     }
     await quiet();
@@ -77,10 +83,11 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
     const outcome = await python.run(sources, limitS);
     busy = false;
     for (const e of editors) e.chrome.setBusy(false);
-    return { ...outcome, ...report(outcome, target, t0) };
+    return { ...outcome, ...report(outcome, last, t0) };
   }
 
-  function report(outcome, target, t0) {
+  function report(outcome, last, t0) {
+    const target = editors[last];
     if (outcome.stopped) {
       const { reason, seconds } = outcome.stopped;
       const why = reason === 'limit' ? ` (the time limit is ${limitS} s)` : '';
@@ -102,7 +109,7 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
       (editors[editor] ?? target).showError(line, `${kind}: ${message}`, traceback);
       return { ok: false };
     }
-    const problem = showScene(result.scene);
+    const problem = provenance.draw(result.scene, editors, last);
     const figureMs = performance.now() - t0;
     performance.mark('kv:figure-updated');
     if (problem) {
