@@ -117,18 +117,41 @@ def _memory_problem(args, n_kv, footprint):
 
 
 def _table(report):
+    """The report for people: a unit on every number, and each ratio said in the direction it goes."""
     p = report["params"]
+    itemsize = 2 if p.get("dtype") == "float16" else 4
     lines = [
         f"{report['algorithm']}: N={p['N']} N_kv={p['N_kv']} d={p['d']} batch*heads={p['batch_heads']} "
         + " ".join(f"{k}={v}" for k, v in p.items() if k in ("Br", "Bc", "n_splits", "causal", "dtype")),
-        f"{'tensor':<12}{'read':>16}{'write':>16}",
+        f"  ({p['N']} query rows, {p['N_kv']} key/value rows, {p['d']} elements per row, {itemsize} B per element)",
+        f"{'HBM traffic':<12}{'read':>18}{'write':>18}",
     ]
     for name, t in report["per_tensor"].items():
-        lines.append(f"{name:<12}{t['read']:>16,}{t['write']:>16,}")
+        lines.append(f"{name:<12}{t['read']:>16,} B{t['write']:>16,} B")
+    total, standard, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
     lines += [
-        f"{'total':<12}{report['total_bytes']:>32,} bytes",
-        f"vs standard attention ({report['standard_bytes']:,} bytes): {report['vs_standard']:.3f}x",
-        f"vs compulsory minimum ({report['compulsory_bytes']:,} bytes): {report['vs_compulsory']:.3f}x",
-        f"peak SRAM per block: {report['peak_sram_bytes']:,} bytes",
+        f"{'total':<12}{total:>34,} B ({size(total)})",
+        f"vs standard attention ({standard:,} B, {size(standard)}): {ratio(total, standard, 'standard attention')}",
+        f"vs compulsory minimum ({compulsory:,} B, {size(compulsory)}): "
+        + ratio(total, compulsory, "the compulsory minimum"),
+        f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",
     ]
     return "\n".join(lines)
+
+
+def ratio(bytes_, baseline, name):
+    """`bytes_` against `baseline`, in words that say which way: "3.0× fewer bytes than standard attention"."""
+    if bytes_ == baseline:
+        return f"the same bytes as {name} (1.0×)"
+    if bytes_ < baseline:
+        return f"{baseline / bytes_:.1f}× fewer bytes than {name}"
+    return f"{bytes_ / baseline:.1f}× more bytes than {name}"
+
+
+def size(n):
+    """`n` bytes in binary units: "130.0 MiB"."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return None  # unreachable

@@ -63,6 +63,7 @@ def main(args):
             web_dist=args.web_dist or WEB_DIST,
             log=log,
             limits=limits(args),
+            progress=True,
         )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)

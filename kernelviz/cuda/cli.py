@@ -57,7 +57,7 @@ def main(args):
         print("error: no GPU found (the GPU backend needs CuPy, NVRTC and an NVIDIA GPU); use --backend cpu")
         return 1
     try:
-        found = verify.checks(backend)
+        found = verify.checks(backend, progress=True)
     except (RuntimeError, ValueError) as e:
         print(f"error: {e}")
         return 1

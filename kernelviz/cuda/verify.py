@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kernelviz.attention.reference import attention_fp64
+from kernelviz.progress import bar
 
 from . import cpu, kernels, launch
 
@@ -86,29 +87,37 @@ def error(kernel, out, *arrays, causal=False):
     return err
 
 
-def checks(backend=None, shapes=SHAPES, **options):
+def checks(backend=None, shapes=SHAPES, progress=False, **options):
     """Run every kernel on `shapes` with and without causal masking (flash decoding: for each of SPLITS; online
     softmax: once) on
-    `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks."""
+    `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks. `progress`: a bar of the
+    runs on a terminal when they take seconds (``kernelviz.progress``)."""
     backend = backend or ("gpu" if launch.available() else "cpu")
     run = launch.run if backend == "gpu" else cpu.run
     found = []
-    for bh, n, d in shapes:
-        for kernel in kernels.KERNELS:
-            decode = kernel == "flash_decoding"
-            arrays = inputs(bh, n, d, decode, kernel=kernel)
-            variants = [{"causal": False}, {"causal": True}]
-            if decode:
-                variants = [{"n_splits": s} for s in SPLITS]
-            elif kernel == "online_softmax":
-                variants = [{}]
-            for variant in variants:
-                out = run(kernel, *arrays, **variant, **options)
-                option = "causal" if variant.get("causal") else "full"
-                option = f"splits={variant['n_splits']}" if decode else option
-                err = error(kernel, out, *arrays, causal=variant.get("causal", False))
-                found.append(Check(kernel, backend, (bh, n, d), option, err))
+    total = len(shapes) * sum(len(variants(kernel)) for kernel in kernels.KERNELS)
+    with bar(total=total, desc=f"verify ({backend})", unit="run", enabled=progress) as runs:
+        for bh, n, d in shapes:
+            for kernel in kernels.KERNELS:
+                decode = kernel == "flash_decoding"
+                arrays = inputs(bh, n, d, decode, kernel=kernel)
+                for variant in variants(kernel):
+                    out = run(kernel, *arrays, **variant, **options)
+                    option = "causal" if variant.get("causal") else "full"
+                    option = f"splits={variant['n_splits']}" if decode else option
+                    err = error(kernel, out, *arrays, causal=variant.get("causal", False))
+                    found.append(Check(kernel, backend, (bh, n, d), option, err))
+                    runs.update()
     return found
+
+
+def variants(kernel):
+    """The options `kernel` is checked under."""
+    if kernel == "flash_decoding":
+        return [{"n_splits": s} for s in SPLITS]
+    if kernel == "online_softmax":
+        return [{}]
+    return [{"causal": False}, {"causal": True}]
 
 
 def table(found):

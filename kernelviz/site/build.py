@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..progress import bar
 from ..runner import Source
 from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, render
 from .diagnostics import BuildError, Diagnostics
@@ -45,30 +46,47 @@ class BuildResult:
     seconds: float = 0.0
 
 
-def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print, limits=None):
+def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print, limits=None, progress=False):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
     done, or under `strict` when there is any warning (then `out` is left as it was). `limits`: the editors' time
-    and memory limits (``isolated.Limits``; None: the defaults)."""
+    and memory limits (``isolated.Limits``; None: the defaults). `progress`: show a bar of the stages on a terminal
+    (``kernelviz.progress``; a build takes seconds, mostly running the editors), cleared when it ends."""
+    with bar(total=len(STAGES), desc="build", unit="stage", enabled=progress, delay=0) as stages:
+        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages)
+
+
+STAGES = ("parse", "editors", "resolve", "math", "render", "write", "links")
+
+
+def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     started = time.perf_counter()
-    out, web_dist = Path(out), Path(web_dist)
+
+    def stage(name):
+        stages.n = STAGES.index(name)  # the stages before it are done
+        stages.set_postfix_str(name)  # redraws the bar (on a terminal, when progress is on)
+
     diagnostics = Diagnostics(log)
     assets.check_runtime(web_dist)
     md = markdown()
 
     # collect and parse
+    stage("parse")
     site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
     context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site))
 
     # run each page's editors, as the browser will, to embed the figure: in a child process per page, with limits
+    stage("editors")
     run_editors(site, diagnostics, limits)
 
     # resolve what depends on the figure, the files and the other pages
+    stage("resolve")
     for page in site:
         for extension in RESOLVE:
             extension.resolve(page, context)
         page.links += [(f"assets/{name}.js", page.meta_line) for name in page.meta.get("scripts", [])]
 
     # typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8)
+    stage("math")
     found = [(page, math.formulas(page)) for page in site]
     typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], web_dist)
     for page, formulas in found:
@@ -77,12 +95,14 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
         typeset = typeset[len(formulas) :]
 
     # render, write beside `out` with the assets, check the links
+    stage("render")
     html = {
         page.output: render.page_html(page, md, context, assets.stylesheets(web_dist, page.meta.get("scripts", [])))
         for page in site
     }
     viewed = kernel_views(context, diagnostics, assets.stylesheets(web_dist, []))
     html.update(viewed)
+    stage("write")
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
@@ -90,6 +110,7 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
     for name, text in html.items():
         (staging / name).write_text(text, encoding="utf-8")
     (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
+    stage("links")
     linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in viewed)], diagnostics)
 
     try:
