@@ -13,3 +13,13 @@ export function showScene(scene) {
 export function currentScene() {
   return window.kernelviz?.scene?.() ?? null;
 }
+
+/** The sizes the figure's size form asks the kernel to draw at ({N: 12, ...}), or null: the kernel's own. */
+export function chosenSizes() {
+  return window.kernelviz?.chosenSizes?.() ?? null;
+}
+
+/** Tell the figure the sizes a run drew at (the RunResult's sizes) and whether it ran code the reader edited. */
+export function ranAt(sizes, edited) {
+  window.kernelviz?.ranAt?.(sizes, edited);
+}

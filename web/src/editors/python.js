@@ -88,16 +88,17 @@ export class Python {
   }
 
   /**
-   * Run `sources` ([{code, name, first_line}]) with the runner. Resolves (never rejects) to {result, ms} with the
-   * runner's RunResult as a dict, {stopped: {reason: 'stop' | 'limit', seconds}}, or {failed: message}.
+   * Run `sources` ([{code, name, first_line}]) with the runner, `sizes` ({N: 12, ...}, optional) overriding the
+   * kernel's figlib.sizes defaults. Resolves (never rejects) to {result, ms} with the runner's RunResult as a dict,
+   * {stopped: {reason: 'stop' | 'limit', seconds}}, or {failed: message}.
    */
-  run(sources, limitS) {
+  run(sources, limitS, sizes = null) {
     if (this.#pending) return Promise.resolve({ failed: 'a run is already in progress' });
     if (!this.#worker) this.#start(); // after a failure: try again
     const id = ++this.#seq;
     return new Promise((resolve) => {
       this.#pending = { id, resolve, started: null, timer: null, limitS };
-      this.#worker.postMessage({ type: 'run', id, sources });
+      this.#worker.postMessage({ type: 'run', id, sources, sizes });
     });
   }
 

@@ -2,6 +2,7 @@
 // namespace (the runner's); Run all runs them all. A Scene replaces the figure; what each editor printed appears
 // under it; an error appears at its editor and line, and the figure stays as it was.
 import { mountEditor } from './editor.js';
+import { chosenSizes, ranAt } from './figure.js';
 import { readPage } from './page.js';
 import { Provenance } from './provenance.js';
 import { Python } from './python.js';
@@ -57,8 +58,9 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
     performance.mark('kv:python-start');
   })();
 
-  /** Run editors 0..last (null: all). Resolves to what happened: {ok, result?, stopped?, failed?, ms?, figureMs?}. */
-  async function run(last) {
+  /** Run editors 0..last (null: all) at `sizes` (the size form's, unless given). Resolves to what happened: {ok,
+   * result?, stopped?, failed?, ms?, figureMs?}. */
+  async function run(last, sizes = chosenSizes()) {
     if (busy) return { ok: false, failed: 'a run is already in progress' };
     busy = true;
     const t0 = performance.now();
@@ -80,10 +82,12 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
       name: e.title || `editor ${e.index + 1}`,
       first_line: e.firstLine,
     }));
-    const outcome = await python.run(sources, limitS);
+    const outcome = await python.run(sources, limitS, sizes);
     busy = false;
     for (const e of editors) e.chrome.setBusy(false);
-    return { ...outcome, ...report(outcome, last, t0) };
+    const reported = report(outcome, last, t0);
+    if (reported.ok) ranAt(outcome.result.sizes, sources.some((s, i) => s.code !== page.editors[i].code));
+    return { ...outcome, ...reported };
   }
 
   function report(outcome, last, t0) {
@@ -125,9 +129,9 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
   return {
     editors,
     python,
-    /** Run editor `index` and every one before it. */
-    run: (index) => run(index),
-    runAll: () => run(null),
+    /** Run editor `index` and every one before it (options: {sizes}, else the size form's). */
+    run: (index, options) => run(index, options?.sizes),
+    runAll: (options) => run(null, options?.sizes),
     stop: () => python.stop('stop'),
   };
 }

@@ -10,12 +10,20 @@
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
 //   window.kernelviz.quiet()                   a promise resolved in a new task at the next quiet moment
+//   window.kernelviz.sizes()                   the sizes the figure shows ({N: 8, Br: 4, Bc: 4}; {} without a form)
+//   window.kernelviz.chosenSizes()             the sizes the reader picked, which runs of the editors use, or null
+//   window.kernelviz.ranAt(sizes, edited)      a run of the editors drew the figure at `sizes` (the editors call it)
+//
+// The size form (form.kv-sizes) and the URL (#N=12&Br=4&Bc=4&step=7) re-draw the figure at other sizes: see
+// figure/page/sizes.js.
 //
 // performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
 import '../figure/figure.css';
 import '../page/layout.css';
 import { Figure } from '../figure/figure.js';
-import { stepFromHash } from '../figure/page/hash.js';
+import { readHash } from '../figure/page/hash.js';
+import { Sizes } from '../figure/page/sizes.js';
+import { SizesForm } from '../figure/page/sizes-form.js';
 import { wireTheme } from '../page/theme.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
@@ -45,17 +53,25 @@ function start() {
     goTo: (k) => (figure ? figure.goTo(k) : Promise.resolve(false)),
     onStepChange: (fn) => (figure ? figure.onStepChange(fn) : () => {}),
     quiet: moments.quiet,
+    sizes: () => (sizes ? sizes.shown() : {}),
+    chosenSizes: () => (sizes ? sizes.forRuns() : null),
+    ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
   };
   const [scene, problem] = figure ? embeddedScene() : [null, null];
+  const drawn = !problem && figure && document.getElementById('kv-scene') && figure.setScene(scene, true);
   if (problem) figure.showError(problem);
-  else if (figure && document.getElementById('kv-scene') && figure.setScene(scene, true)) {
-    const k = stepFromHash();
-    if (k !== null) figure.show(k);
+  const sizes = drawn ? sizesOf(figure) : null;
+  const follow = (state = readHash()) => {
+    if (sizes) return sizes.follow(state); // other sizes are drawn first, then the step shown
+    const k = state?.step ?? null;
+    if (k !== null && k !== figure.currentStep()) figure.goTo(k);
+  };
+  if (drawn) {
+    const state = readHash(); // (read first: showing a step writes the URL)
+    if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
+    follow(state);
+    addEventListener('hashchange', () => follow());
   }
-  addEventListener('hashchange', () => {
-    const k = stepFromHash();
-    if (figure && k !== null && k !== figure.currentStep()) figure.goTo(k);
-  });
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
     loadEditorsLater(moments);
@@ -95,17 +111,37 @@ function quietMoments(figure) {
   return { quiet, reached };
 }
 
+/** The page's size form bound to `figure` (null: the page has none). */
+function sizesOf(figure) {
+  const form = document.querySelector('form.kv-sizes');
+  if (!form) return null;
+  let sizes = null;
+  const python = {
+    loaded: () => window.kernelvizEditors ?? null,
+    start: () => loadEditors().then((module) => module?.editors ?? null),
+  };
+  sizes = new Sizes(new SizesForm(form, (wanted) => sizes.request(wanted)), figure, python);
+  return sizes;
+}
+
+const EDITORS_URL = new URL('./editors.js', import.meta.url).href;
+let editorsLoading = null;
+
+/** Import the editors bundle (once); a promise of its module, or of null when the page has no editors or it failed. */
+function loadEditors() {
+  if (!document.querySelector('.kv-editor')) return Promise.resolve(null);
+  editorsLoading ||= import(EDITORS_URL).catch((e) => {
+    console.warn('kernelviz: the editors could not be loaded', e);
+    return null;
+  });
+  return editorsLoading;
+}
+
 /** Load the editors bundle: fetched and compiled (modulepreload) and then run at quiet moments, or at once on reach. */
 function loadEditorsLater({ quiet, reached }) {
   if (!document.querySelector('.kv-editor')) return;
-  const url = new URL('./editors.js', import.meta.url).href;
-  let loading = null;
-  const load = () => {
-    loading ||= import(url).catch((e) => {
-      console.warn('kernelviz: the editors could not be loaded', e);
-    });
-    return loading;
-  };
+  const url = EDITORS_URL;
+  const load = loadEditors;
   reached.then(load);
   const fetched = new Promise((resolve) => {
     const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: url });

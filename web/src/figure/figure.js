@@ -4,7 +4,7 @@
 // The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
 import { sceneProblem } from './check.js';
 import { Bindings } from './page/bindings.js';
-import { writeStep } from './page/hash.js';
+import { writeHash } from './page/hash.js';
 import { Player } from './player.js';
 import { Canvas } from './render/canvas.js';
 import { DiagramView } from './render/diagram.js';
@@ -35,6 +35,7 @@ export class Figure {
     this.model = null;
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
+    this.urlSizes = () => null; // the sizes the URL carries with the step (set by the page's size form)
     this.bindings = new Bindings(document, (k) => this.goTo(k), reducedMotion);
     bindKeys(() => this.player, () => this.stepList);
     // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
@@ -65,19 +66,22 @@ export class Figure {
       this.showError(problem);
       return false;
     }
+    const key = this.stepList?.steps[this.step]?.key; // the step shown now, by meaning: kept if the new scene has it
     this.teardown();
     this.model = owned ? scene : structuredClone(scene);
     this.byId = nodesById(this.model);
     const main = this.host.closest('.kv-page');
     if (main) main.dataset.canvasSide = this.model.canvas.side || '';
     this.canvas = new Canvas(this.box, this.gridId);
-    this.build();
+    this.build(key);
     this.fitView();
     this.redraw();
     return true;
   }
 
-  build() {
+  /** Views of the model's nodes and, for its first step list, the player, starting on the first step with `key`
+   * (else on the step shown before, or the last). */
+  build(key) {
     const lists = this.model.nodes.filter((n) => n.kind === 'step_list');
     const bound = lists.length ? lists[0].figure.ref : null;
     this.playsOn = (id) => (id === bound ? lists[0].steps : null); // the steps that play on diagram `id`
@@ -99,9 +103,12 @@ export class Figure {
         if (view) this.views.push(view);
       }
     }
+    this.bindings.refresh(lists.length ? lists[0].steps : []);
     if (!lists.length) return;
     const steps = lists[0].steps;
     const timeline = new Timeline(this.bound.items, steps);
+    const same = key === undefined ? -1 : steps.findIndex((step) => step.key === key);
+    if (same >= 0) this.step = same;
     this.player = new Player(timeline, (items) => this.drawBound(items), {
       duration: () => Number(this.host.dataset.duration) || DURATION_MS,
       reducedMotion,
@@ -123,7 +130,7 @@ export class Figure {
     this.step = k;
     this.host.dataset.currentStep = String(k);
     if (byUser) this.announced = true;
-    if (this.announced) writeStep(k);
+    if (this.announced) writeHash(k, this.urlSizes());
     this.bindings.mark(k, byUser);
     if (byUser) for (const fn of this.listeners) fn(k);
   }
@@ -184,6 +191,12 @@ export class Figure {
 
   goTo(k) {
     return this.player ? this.player.goTo(k) : Promise.resolve(false);
+  }
+
+  /** Write the step and the sizes in the URL now (after the reader picked sizes). */
+  announce() {
+    this.announced = true;
+    writeHash(this.currentStep(), this.urlSizes());
   }
 
   /** Show step k at once, without animation (a deep link). */

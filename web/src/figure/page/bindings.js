@@ -1,6 +1,13 @@
-// The page's elements bound to steps (data-step="K": bullets <li>, CUDA <details>). Clicking a bound bullet plays
-// its step; the current step's elements get the class kv-current and are scrolled into view (block: 'nearest'),
-// so prose, code and figure move together.
+// The page's elements bound to steps: bullets <li> and CUDA <details>, by number (data-step="K") or by meaning
+// (data-step-key="load K,V i=0 j=1", the figure contract E). Clicking a bound bullet plays its step; the current
+// step's elements get the class kv-current and are scrolled into view (block: 'nearest'), so prose, code and figure
+// move together.
+//
+// A key names the first step with that key in the figure shown now: `refresh(steps)` (each new Scene: other sizes,
+// the kernel edited and run) gives each keyed element the number of that step as data-step, or, when no step has
+// its key any more, takes data-step away and shows the element disabled (aria-disabled="true") with the reason.
+
+const GONE = 'kv-step-gone'; // the class of the reason shown beside a disabled element
 
 export class Bindings {
   constructor(root, goTo, reducedMotion) {
@@ -16,6 +23,34 @@ export class Bindings {
 
   bound() {
     return [...this.root.querySelectorAll('[data-step]')].filter((node) => !node.closest('.kv-figure'));
+  }
+
+  /** Bind each keyed element to the first of `steps` with its key (see above). */
+  refresh(steps) {
+    const first = new Map();
+    steps.forEach((step, k) => {
+      if (step.key !== undefined && !first.has(step.key)) first.set(step.key, k);
+    });
+    for (const node of this.root.querySelectorAll('[data-step-key]')) {
+      if (node.closest('.kv-figure')) continue;
+      const k = first.get(node.dataset.stepKey);
+      const reason = [...node.children].find((c) => c.classList.contains(GONE));
+      if (k !== undefined) {
+        node.dataset.step = String(k);
+        node.removeAttribute('aria-disabled');
+        reason?.remove();
+        continue;
+      }
+      delete node.dataset.step;
+      node.classList.remove('kv-current');
+      node.setAttribute('aria-disabled', 'true');
+      const text = `no step “${node.dataset.stepKey}” in the figure now`;
+      if (reason) reason.textContent = text;
+      else {
+        const span = Object.assign(document.createElement('span'), { className: GONE, textContent: text });
+        (node.matches('details') ? node.querySelector('summary') || node : node).append(span);
+      }
+    }
   }
 
   /** Mark step k's elements; with `scroll`, bring the first into view. */
