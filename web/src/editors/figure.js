@@ -14,6 +14,11 @@ export function currentScene() {
   return window.kernelviz?.scene?.() ?? null;
 }
 
+/** The sizes the figure shows now ({N: 8, ...}; {} on a page without a size form). */
+export function currentSizes() {
+  return window.kernelviz?.sizes?.() ?? {};
+}
+
 /** The sizes the figure's size form asks the kernel to draw at ({N: 12, ...}), or null: the kernel's own. */
 export function chosenSizes() {
   return window.kernelviz?.chosenSizes?.() ?? null;

@@ -8,7 +8,7 @@
 //   changed         the last run's figure, but the code has changed since: Run
 // Reset back to the page's code in every editor brings the page's figure back.
 import { el } from './dom.js';
-import { currentScene, showScene } from './figure.js';
+import { currentScene, currentSizes, ranAt, showScene } from './figure.js';
 
 const SAID = {
   page: "Figure: from the page's code.",
@@ -22,6 +22,7 @@ export class Provenance {
   #text = null;
   #source = null; // null: the page's figure; else {codes: [code of each editor run], all: whether all ran}
   #pageScene = null; // the page's figure, kept when a run replaces it
+  #pageSizes = null; // the sizes it was drawn at (the size form's)
 
   /** The badge, first in `doc`'s figure (none on a page without one); its Run button calls `run()`. */
   constructor(doc, run) {
@@ -52,9 +53,10 @@ export class Provenance {
   /** Draw `scene`, the run of `editors` 0..last. Returns null, or why the figure did not change (figure.js). */
   draw(scene, editors, last) {
     const page = this.#source === null ? currentScene() : null;
+    const sizes = currentSizes();
     const problem = showScene(scene);
     if (problem) return problem;
-    if (page) this.#pageScene = page;
+    if (page) [this.#pageScene, this.#pageSizes] = [page, sizes];
     const codes = editors.slice(0, last + 1).map((e) => e.code());
     const pagesOwn = last === editors.length - 1 && editors.every((e) => !e.edited());
     this.#source = pagesOwn ? null : { codes }; // the page's code, all of it: the page's figure again
@@ -65,7 +67,10 @@ export class Provenance {
   /** After a Reset: when every editor holds the page's code again, the page's figure comes back. */
   reset(editors) {
     if (this.#source !== null && editors.every((e) => !e.edited()) && this.#pageScene) {
-      if (showScene(this.#pageScene) === null) this.#source = null;
+      if (showScene(this.#pageScene) === null) {
+        this.#source = null;
+        ranAt(this.#pageSizes, false); // the size form shows the sizes of the page's figure again
+      }
     }
     this.show(editors);
   }
