@@ -13,6 +13,7 @@ import os
 import shutil
 from pathlib import Path
 
+from . import palette
 from .diagnostics import BuildError
 
 PACKAGE = Path(__file__).resolve().parents[1]  # kernelviz/
@@ -40,10 +41,12 @@ def stylesheets(web_dist, scripts=()):
 
 
 def copy(web_dist, assets):
-    """Fill `assets` (a new folder): the runtime, site.css and the worker's Python with its manifest."""
+    """Fill `assets` (a new folder): the runtime, site.css, palette.css (made from the palette: site.palette) and
+    the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*", BUILD_TIME))
     for name in ("site.css", "favicon.svg"):
         shutil.copy2(STATIC / name, assets / name)
+    (assets / "palette.css").write_text(palette.css(), encoding="utf-8")
     manifest = []
     for source in python_files():
         relative = source.relative_to(PACKAGE.parent).as_posix()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..progress import bar
 from ..runner import Source
-from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, render
+from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, render
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, steps, toc, trace
 from .isolated import Job, run_batches
@@ -88,7 +88,8 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     # typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8)
     stage("math")
     found = [(page, math.formulas(page)) for page in site]
-    typeset = katex.typeset([math.tex_of(t) for _, formulas in found for t, _ in formulas], web_dist)
+    tex = [math.tex_of(t) for _, formulas in found for t, _ in formulas]
+    typeset = katex.typeset(tex, web_dist, macros=palette.macros())  # \kvm{…}: the palette's colours
     for page, formulas in found:
         math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
         math.check_delimiters(page, diagnostics)

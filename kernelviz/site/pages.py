@@ -50,14 +50,25 @@ class Page:
         return self.run.scene if self.run is not None and self.run.ok else None
 
     def steps(self):
-        """{label: index} of the first step list of the page's Scene ({} without one); the first of equal labels."""
+        """{name: index} of the first step list of the page's Scene ({} without one): each step's key (when it
+        has one) and its label name it; the first step of a name wins, keys before labels."""
         for node in (self.scene or {}).get("nodes", []):
             if node.get("kind") == "step_list":
                 out = {}
                 for k, step in enumerate(node["steps"]):
+                    if "key" in step:
+                        out.setdefault(step["key"], k)
+                for k, step in enumerate(node["steps"]):
                     out.setdefault(step["label"], k)
                 return out
         return {}
+
+    def step_keys(self):
+        """The keys of the steps of the page's figure (see ``steps``)."""
+        for node in (self.scene or {}).get("nodes", []):
+            if node.get("kind") == "step_list":
+                return {step["key"] for step in node["steps"] if "key" in step}
+        return set()
 
 
 def display_name(path):

@@ -21,9 +21,8 @@ import numpy as np
 import pytest
 import yaml
 
-from kernelviz import pie
-from kernelviz.attention import flash_attention_1, formulas
-from kernelviz.runner import Source, run
+from kernelviz.attention import formulas
+from tests.pages.kernel_pages import Page as KernelPage
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "pages"
@@ -32,7 +31,6 @@ NODE = shutil.which("node")
 MINE = ("online-softmax", "flash-attention-1")
 LINKED = {"flash-attention-2": ("Flash Attention 2", 3)}  # pages mine link to: stand-ins in the fixture sites
 FA1_REGIONS = ("setup", "load_kv", "load_q_carries", "scores", "update", "write_back")
-EDITOR = re.compile(r'```pie title="([^"]*)"\n(.*?)\n```\n', re.S)
 TRACE = re.compile(r'<span class="kv-trace" title="([^"]*)">([^<]*)</span>')
 
 
@@ -125,11 +123,13 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
 def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
     page = built["flash-attention-1"]
     labels = step_labels(embedded(page, "kv-scene"))
-    blocks = re.findall(r'<details class="kv-cuda" data-step="(\d+)" data-cite="fa1\.cu#(\w+)"', page)
+    blocks = re.findall(
+        r'<details class="kv-cuda" data-step="(\d+)"(?: data-step-key="[^"]*")? data-cite="fa1\.cu#(\w+)"', page
+    )
     assert list(dict.fromkeys(name for _, name in blocks)) == list(FA1_REGIONS)
     # each region sits on the step that does what it does
-    action = {"setup": "setup", "load_kv": "load K", "load_q_carries": "load Q", "scores": "Sij", "update": "update"}
-    action["write_back"] = "write O"
+    action = {"setup": "init", "load_kv": "load K,V", "load_q_carries": "load Q,O,l,m", "scores": "fill Sij"}
+    action |= {"update": "update m,l,O", "write_back": "write O,l,m"}
     for k, name in blocks:
         assert action[name] in labels[int(k)], (name, labels[int(k)])
     assert page.count('class="kv-code kv-missing"') == 0
@@ -225,92 +225,37 @@ def test_softmax_numbers_follow_the_trace_sizes(build_pages):
     assert (after["trace.naive.reads.x"], after["trace.safe.reads.x"], after["trace.online.reads.x"]) == (2, 3, 2)
 
 
-# ---- the figures, against kernelviz.attention and NumPy ----
+# ---- the online softmax figure, against NumPy (the counters of every kernel page: test_pages_figures) ----
 
 
-def editors(slug):
-    return EDITOR.findall((PAGES / f"{slug}.md").read_text(encoding="utf-8"))
+def factors_shown(page):
+    """The label of the slot captioned 'factor' at each 'max i=I' step: the rescale factor of tile I."""
+    shown = []
+    for key in [k for k in page.keys if k.startswith("max ")]:
+        end = page.items(key)
+        (caption,) = [i for i in end if i["label"] == "factor" and i["w"] == 0]
+        (held,) = [i for i in end if i["w"] > 0 and abs(i["x"] + i["w"] / 2 - caption["x"]) < 1e-3 and i["label"]]
+        shown.append(held["label"])
+    return shown
 
 
-def run_editors(slug, edit=None):
-    """Run the page's editors as the page does (optionally editing the kernel's code); return their namespace and
-    the Scene."""
-    codes = [code for _, code in editors(slug)]
-    if edit:
-        codes[1] = edit(codes[1])
-    result = run([Source(code, f"{slug} editor {i + 1}") for i, code in enumerate(codes)])
-    assert result.ok, result.error and result.error.traceback
-    namespace = {"pie": pie}
-    for code in codes:
-        exec(compile(code, slug, "exec"), namespace)
-    return namespace, result.scene
-
-
-def test_fa1_figure_tally_is_the_ledgers_tile_by_tile(validate_scene):
-    ns, scene = run_editors("flash-attention-1")
-    validate_scene(scene)
-    front, _ = split_page((PAGES / "flash-attention-1.md").read_text(encoding="utf-8"))
-    sizes = front["trace"]["fa1"]
-    N, d, Br = sizes["N"], sizes["d"], sizes["Br"]
-    assert len(ns["Q"]) == N // Br and len(ns["K"]) == N // sizes["Bc"], "the figure draws the trace's tiles"
-    rng = np.random.default_rng(1)
-    q, k, v = (rng.standard_normal((1, N, d), dtype=np.float32) for _ in "qkv")
-    ledger = flash_attention_1(q, k, v, Br=Br, Bc=sizes["Bc"]).ledger
-    # The ledger's steps: 0 the setup, then per K/V tile one load step and one step per block of Q. The figure's steps
-    # that end one of those are the setup, the loads of K and V, and the write-backs.
-    ends = [s for s in ns["STEPS"] if s["label"].startswith("setup") or re.search(r"load K\d|write O\d", s["label"])]
-    assert len(ends) == 1 + 2 * 3 == max(t.step for t in ledger.transfers) + 1
-    for step, frame in enumerate(ends):
-        for way in ("read", "write"):
-            want = {}
-            for t in ledger.transfers:
-                if t.direction == way and t.step <= step:
-                    want[t.tensor] = want.get(t.tensor, 0) + 1
-            assert frame["moved"][way] == want, (frame["label"], way)
-
-
-def test_fa1_figure_draws_the_tally_it_counts():
-    ns, scene = run_editors("flash-attention-1")
-    items = next(n for n in scene["nodes"] if n["kind"] == "diagram")["items"]
-    last = [dict(item) for item in items]
-    for step in next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"][1:]:
-        for phase in ("start", "move", "end"):
-            for index, fields in step.get(phase, []):
-                last[index].update(fields)
-    counts = [int(i["label"]) for i in last if i["label"].isdigit() and i["font"] == 10]
-    moved = ns["STEPS"][-1]["moved"]
-    assert counts == [moved[way].get(t, 0) for t in "QKVOlm" for way in ("read", "write")]
-
-
-def softmax_row(code):
-    ns = {"math": math}
-    for line in code.splitlines():
-        if re.match(r"^(x|v|b) = ", line):
-            exec(line, ns)
-    return np.array(ns["x"]), np.array(ns["v"]), ns["b"]
-
-
-def test_online_softmax_figure_shows_the_softmax_and_the_rescale_factors(validate_scene):
-    ns, scene = run_editors("online-softmax")
-    validate_scene(scene)
-    x, v, b = softmax_row(editors("online-softmax")[1][1])
-    p = np.exp(x - x.max())
-    output = float((p / p.sum()) @ v)
-    assert float(ns["now"][ns["O"]]["label"]) == pytest.approx(output, rel=1e-3)
-    maxes = np.maximum.accumulate(x.reshape(-1, b).max(1))
+def test_online_softmax_figure_shows_the_rescale_factors():
+    page = KernelPage("online-softmax")
+    x = np.array([1.0, 2.0, 4.0, 0.5, 3.0, 1.5, 6.0, 2.5])
+    maxes = np.maximum.accumulate(x.reshape(-1, 2).max(1))
     factors = np.exp(np.concatenate([[-np.inf], maxes[:-1]]) - maxes)
-    shown = [float(ns["now"][box]["label"].lstrip("×")) for box in ns["history"]]
-    assert shown == pytest.approx(factors, rel=1e-3)
+    shown = [float(label.lstrip("×")) for label in factors_shown(page)]
+    assert shown == pytest.approx(factors, rel=1e-2)
     assert 0 < min(shown[1:]) < 1 and max(shown[1:]) == 1, "the default row both rescales and does not"
 
 
 def test_online_softmax_figure_follows_an_edited_row():
     def row_that_never_grows(code):
-        return re.sub(r"^x = \[.*?\]", "x = [9.0, 1.0, 2.0, 0.5, 3.0, 1.5, 6.0, 2.5]", code, flags=re.M)
+        return code.replace("[1.0, 2.0, 4.0, 0.5, 3.0, 1.5, 6.0, 2.5]", "[9.0, 1.0, 2.0, 0.5, 3.0, 1.5, 6.0, 2.5]")
 
-    ns, _ = run_editors("online-softmax", row_that_never_grows)
-    assert [ns["now"][box]["label"] for box in ns["history"]] == ["×0", "×1", "×1", "×1"]
-    assert [s["label"] for s in ns["STEPS"]][-1] == "write O = o'"
+    page = KernelPage("online-softmax", edit=row_that_never_grows)
+    assert factors_shown(page) == ["×0", "×1", "×1", "×1"]
+    assert page.keys[-1] == "write O"
 
 
 # ---- the numeric panel: its JavaScript under node, against NumPy ----

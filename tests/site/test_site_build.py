@@ -36,7 +36,12 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<button class="kv-theme" type="button" aria-pressed="false">' in text
     assert '<article class="kv-prose">' in text and "<em>prose</em>" in text
     assert '<script type="module" src="assets/main.js"></script>' in text
-    assert stylesheets(text) == ["assets/katex/katex.min.css", "assets/site.css", "assets/main.css"]
+    assert stylesheets(text) == [
+        "assets/katex/katex.min.css",
+        "assets/palette.css",
+        "assets/site.css",
+        "assets/main.css",
+    ]
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
 
 

@@ -46,7 +46,7 @@ def test_a_page_links_the_css_of_its_own_entries_only(real_site):
         text = (real_site.out / f"{slug}.html").read_text()
         return set(re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', text))
 
-    common = {"katex/katex.min.css", "site.css", "main.css"}
+    common = {"katex/katex.min.css", "palette.css", "site.css", "main.css"}
     assert sheets("overview") == common | {"explorer.css"}
     assert sheets("online-softmax") == common | {"softmax-panel.css"}
     assert sheets("index") == common

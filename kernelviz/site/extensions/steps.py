@@ -1,10 +1,13 @@
-"""Bullets bound to steps of the page's figure: a list item that starts with ``[step: LABEL]``.
+"""Bullets bound to steps of the page's figure: a list item that starts with ``[step: KEY]``.
 
-    - [step: block 0 · load Q0] Qi = Q[i]; Oi = 0; mi = -inf; li = 0
+    - [step: load Q i=0] Qi = Q[i]; Oi = 0; mi = -inf; li = 0
 
-renders as ``<li data-step="K">Qi = Q[i]; …</li>``: the marker is removed, and K is the index of the step whose
-``label`` is LABEL in the step list of the Scene the page's editors drew (the first step list; step 0 is the initial
-figure). An unknown label is a warning naming the page and line. CUDA blocks resolve their ``step=`` the same way.
+renders as ``<li data-step="K" data-step-key="load Q i=0">Qi = Q[i]; …</li>``: the marker is removed; KEY is a
+step's ``key`` (its meaning, e.g. ``load K,V i=0 j=1``) or, for figures whose steps have no keys, its ``label``,
+in the step list of the Scene the page's editors drew (the first step list; step 0 is the initial figure). K is the
+index of the first step of that name in the built figure; ``data-step-key`` is written when KEY is a key, and the
+browser then plays the first step with that key in the figure as it is now (other sizes, an edited kernel). An
+unknown name is a warning naming the page and line. CUDA blocks resolve their ``step=`` the same way.
 """
 
 import difflib
@@ -50,6 +53,9 @@ def index(page, label, line, diagnostics):
 def resolve(page, context):
     for token, line in walk(page.tokens):
         if token.type == "list_item_open" and "step_label" in token.meta:
-            k = index(page, token.meta["step_label"], line, context.diagnostics)
+            name = token.meta["step_label"]
+            k = index(page, name, line, context.diagnostics)
             if k is not None:
                 token.attrSet("data-step", str(k))
+                if name in page.step_keys():
+                    token.attrSet("data-step-key", name)

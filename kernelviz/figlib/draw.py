@@ -1,0 +1,170 @@
+"""A Figure's record, drawn with pie: fixed labels and squares, one diagram of everything that changes, and the
+step list that plays the steps on it.
+
+Each slot is drawn by five items (``ROLES``, each role above the ones before it): its empty frame, what it held
+before the step, what it holds after, a ring while it changes in place, its caption. A copy flies from its source
+over what the slot held; a change in place grows from the bottom of the slot. The diagram also holds the filled
+square of the block in view, the two zoom lines from it to its shared memory, the caption of the step, and the HBM
+counter (``kv: "hbm-bytes"``, its label ``HBM <bytes> B``: the bytes read from and written to HBM so far).
+"""
+
+import json
+
+from kernelviz import pie
+
+from . import layout
+from .memory import look
+
+ROLES = ("frame", "before", "after", "ring", "caption")
+COUNTER = "hbm-bytes"
+
+
+def item(x=0, y=0, w=0, h=0, fill="none", stroke="none", label="", font=12, wrap=0, line=False, color="@ink"):
+    """One diagram item: a box with bottom-left corner (x, y), or a segment from (x, y) to (x + w, y + h); of size
+    0, only its label, centred at (x, y)."""
+    return {"x": round(x, 4), "y": round(y, 4), "w": round(w, 4), "h": round(h, 4), "fill": fill,
+            "stroke": stroke, "label": label, "font": font, "wrap": wrap, "line": line, "color": color}  # fmt: skip
+
+
+def shape(slot, held, at=None, size=None, **fields):
+    """The item that draws `held` (a look, or None) in `slot`: centred at `at`, `size` w by h (by default where
+    and as big as the slot); `fields` override the item's."""
+    if held is None:
+        return item()
+    (cx, cy), (w, h) = at or (slot.x, slot.y), size or (slot.w, slot.h)
+    label = held["label"] if not slot.cells and slot.memory != "reg" or slot.w >= 0.5 else ""
+    drawn = item(cx - w / 2, cy - h / 2, w, h, held["fill"], held["stroke"], label, slot.font)
+    return {**drawn, **fields}
+
+
+def in_view(slot, step):
+    return slot.memory == "hbm" or (step.block is not None and slot in step.block[1])
+
+
+def slot_items(fig, slot, k, phase):
+    """{role: item} of `slot` at step k in `phase` (start, move or end)."""
+    step, out = fig.steps[k], dict.fromkeys(ROLES, item())
+    if not in_view(slot, step):
+        return out
+    if slot.frame:
+        out["frame"] = shape(slot, look(stroke="@edge"))
+    if slot.caption:
+        out["caption"] = item(slot.x, slot.bottom - 0.25, label=slot.caption, font=layout.SMALL)
+    event = step.events.get(slot)
+    if event is None or phase == "end":
+        out["after"] = shape(slot, step.holds.get(slot, slot.holds))
+    elif event.how == "copy":
+        src = event.src
+        at, size = ((src.x, src.y), (src.w, src.h)) if phase == "start" else (None, None)
+        out["before"] = shape(slot, event.before)
+        out["after"] = shape(slot, event.after, at, size)
+    else:
+        out["before"] = shape(slot, event.before or look(), label=event.after["label"])
+        grown = shape(slot, event.after, label="")
+        out["after"] = dict(grown, h=0) if phase == "start" else grown
+        if slot.frame or (slot.memory == "hbm" and event.of == 1):
+            out["ring"] = item(slot.left - 0.05, slot.bottom - 0.05, slot.w + 0.1, slot.h + 0.1, stroke="@ink")
+    return out
+
+
+def _still(fig, slot, k):
+    """slot_items of a slot step k leaves alone: the same as at an earlier step where it held the same and was as
+    much in view (remembered on the figure, so a long kernel draws each look of each slot once)."""
+    step = fig.steps[k]
+    key = (slot, id(step.holds.get(slot, slot.holds)), in_view(slot, step))
+    memo = fig.__dict__.setdefault("_drawn", {})
+    if key not in memo:
+        memo[key] = slot_items(fig, slot, k, "end")
+    return memo[key]
+
+
+def zoom_line(grid, block, side):
+    """The zoom line on `side` (0 left, 1 right) of `block`: from a bottom corner of its square to the top corner
+    of its shared memory on that side, as (x, y, w, h)."""
+    square, slots = block
+    x, y, size = grid[square]
+    framed = [s for s in slots if s.frame] or slots
+    edge = min(s.left for s in framed) if side == 0 else max(s.left + s.w for s in framed)
+    top = max(s.y + s.h / 2 for s in framed) + 0.05
+    return x + side * size, y, edge - x - side * size, top - y
+
+
+def zoom_items(fig, grid, k, phase):
+    """The two zoom lines at step k: they grow out of the square when SRAM first comes into view, and slide from
+    one square to the other when the block in view changes."""
+    now, before = fig.steps[k].block, fig.steps[k - 1].block if k else None
+    lines = []
+    for side in (0, 1):
+        if now is None:
+            lines.append(item(line=True))
+            continue
+        x, y, w, h = zoom_line(grid, now, side)
+        if phase == "start" and before is None:
+            w = h = 0
+        elif phase == "start" and before != now:
+            x, y, w, h = zoom_line(grid, before, side)
+        lines.append(item(x, y, w, h, stroke="@edge", line=True))
+    return lines
+
+
+def items(fig, frame, k, phases=("start", "move", "end")):
+    """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
+    alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
+    step, (grid, caption_at, counter_at) = fig.steps[k], frame
+    block = step.block
+    squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
+               enumerate(grid)]  # fmt: skip
+    caption = item(*caption_at, label=step.caption, font=13, wrap=9)
+    counter = dict(item(*counter_at, label=f"HBM {step.hbm} B", font=13), kv=COUNTER)
+    still = {s: _still(fig, s, k) for s in fig.slots if s not in step.events}
+    out = {}
+    for phase in phases:
+        per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
+        slots = [roles[role] for role in ROLES for roles in per_slot]
+        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, counter]
+    return out
+
+
+def place(fig):
+    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, counter_at)."""
+    labels, bottom = layout.place_hbm(fig.tensors, top=3.5)
+    texts = [("HBM", 0, 3.9, 15)] + [(t, x, y, layout.FONT) for t, x, y in labels]
+    grid, below = layout.grid(fig.count, bottom - 0.35)
+    texts.append(("SRAM", 0, below - 0.25, 15))
+    end = layout.place_sram(fig.groups, below - 0.6)
+    left = min([s.left for s in fig.slots if s.w] + [-4])
+    return texts, (grid, (0, end - 0.5), (left + 0.9, 3.9))
+
+
+def diff(a, b):
+    """[index, changed fields] of each item that differs from a to b."""
+    pairs = enumerate(zip(a, b, strict=True))
+    return [[i, {key: v for key, v in new.items() if old.get(key) != v}] for i, (old, new) in pairs if old != new]
+
+
+def draw(fig, name, unit=44):
+    """Put `fig` on the canvas, `unit` pixels to a canvas unit: the fixed labels and squares, one diagram (named
+    `name`_figure) of everything that changes, and the step list, whose steps carry key, at and caption."""
+    texts, frame = place(fig)
+    pie.clear()
+    pie.show_canvas("right")
+    pie.scalar(unit, out="unit")
+    pie.scalar(0, out="gridOpacity")
+    for label, x, y, size in texts:  # rounded, as the items are: CPython and Pyodide agree to the last digit
+        pie.text(label, round(x, 4), round(y, 4), size, stroke="@ink")
+    for x, y, size in frame[0]:
+        pie.rectangle(pie.point(round(x, 4), round(y, 4), hidden=True), size, size, stroke="@edge")
+    after = len(frame[0]) + 2 + ROLES.index("after") * len(fig.slots)  # the first slot's 'after' item
+    first = fig.steps[0]
+    steps, last = [{"label": first.key, "key": first.key, "caption": first.caption}], items(fig, frame, 0)["end"]
+    initial = last
+    for k in range(1, len(fig.steps)):
+        start, move, end = items(fig, frame, k).values()
+        s = fig.steps[k]
+        turns = [[after + n, s.events[x].n, s.events[x].of] for n, x in enumerate(fig.slots)
+                 if x in s.events and s.events[x].of > 1]  # fmt: skip
+        steps.append({"label": s.key, "key": s.key, "at": s.at, "caption": s.caption, "start": diff(last, start),
+                      "move": diff(start, move), "end": diff(move, end), "stagger": turns})  # fmt: skip
+        last = end
+    figure = pie.diagram(json.dumps(initial), out=f"{name}_figure")
+    pie.ui.step_list(figure, steps=steps)

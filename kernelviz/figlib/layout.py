@@ -1,0 +1,90 @@
+"""Where everything goes, computed from the sizes: never placed by hand per size.
+
+From the top: the HBM counter and the word HBM; the tensors of HBM side by side, each a column of its tiles
+(a tile as tall as its rows, so a ragged last tile is shorter; more than ``PER_COLUMN`` tiles wrap into a second
+column); the grid of CUDA blocks (``PER_ROW`` squares a row); the word SRAM and the shared memory of the block in
+view, one row of slots per kernel (``group``), registers under it; the caption, under everything.
+
+Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
+``FONT`` px, fits, and no label is smaller than 11 px.
+"""
+
+import math
+
+from .memory import spread
+
+PER_COLUMN, PER_ROW = 8, 6
+HBM_HEIGHT, MIN_TILE, GAP = 2.0, 0.3, 0.06
+SQUARE, SQUARE_GAP = 0.3, 0.1
+SLOT_HEIGHT = 1.2
+FONT, SMALL = 13, 11
+
+
+def width(cols, unit=0.4, least=0.3, most=1.6):
+    """The width of a slot or tensor of `cols` columns."""
+    return max(least, min(most, unit * cols))
+
+
+def place_hbm(tensors, top):
+    """Give every tile of `tensors` its box; return the names' labels [(text, x, y)] and the bottom of HBM. A row
+    of a matrix is as tall in every tensor (the tallest column is ``HBM_HEIGHT``), a tile at least ``MIN_TILE``."""
+    columns = [math.ceil(len(t) / PER_COLUMN) for t in tensors]
+    row_h = HBM_HEIGHT / max((min(t.rows, PER_COLUMN * t.tile) for t in tensors), default=1)
+    widths = [t.width or width(t.cols) for t in tensors]
+    spans = [c * w + (c - 1) * 0.1 for c, w in zip(columns, widths, strict=True)]
+    labels, bottom = [], top - HBM_HEIGHT
+    for tensor, cols, w, span, x in zip(tensors, columns, widths, spans, spread(spans, 0.3), strict=True):
+        per = math.ceil(len(tensor) / cols)
+        for c in range(cols):
+            y = top
+            for slot in tensor[c * per : (c + 1) * per]:
+                slot.h = max(MIN_TILE, row_h * slot.rows) - GAP
+                slot.w, slot.x, slot.y = w, x - span / 2 + c * (w + 0.1) + w / 2, y - slot.h / 2
+                slot.font = FONT if w > 0.5 and slot.h >= MIN_TILE - GAP else SMALL
+                y -= slot.h + GAP
+            bottom = min(bottom, y)
+    labels = [(t.name, x, bottom - 0.3) for t, x in zip(tensors, spread(spans, 0.3), strict=True)]
+    return labels, bottom - 0.3
+
+
+def grid(count, top):
+    """The squares of `count` CUDA blocks, (x, y, size) each, PER_ROW a row from `top` down, centred on x = 0."""
+    per = min(max(count, 1), PER_ROW)
+    row_width = per * SQUARE + (per - 1) * SQUARE_GAP
+    out = []
+    for n in range(count):
+        r, c = divmod(n, per)
+        out.append((-row_width / 2 + c * (SQUARE + SQUARE_GAP), top - SQUARE - r * (SQUARE + SQUARE_GAP), SQUARE))
+    rows = math.ceil(count / per) if count else 0
+    return out, top - rows * (SQUARE + SQUARE_GAP)
+
+
+def place_sram(groups, top):
+    """Give every SRAM slot of each group its box (each group the same row: one kernel's block at a time), its
+    cells theirs, and its registers a row under it; return the bottom of it all."""
+    bottom = top
+    for slots in groups.values():
+        framed = [s for s in slots if s.memory == "sram"]
+        y = top - SLOT_HEIGHT / 2
+        widths = [s.width or width(s.cols, least=0.25) for s in framed]
+        for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
+            s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
+            _cells(s)
+        rows = sorted({s.row for s in slots if s.memory == "reg"})
+        reg_y = top - SLOT_HEIGHT - 0.9
+        for r in rows:
+            regs = [s for s in slots if s.memory == "reg" and s.row == r]
+            widths = [s.width or 0.7 for s in regs]
+            for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
+                s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
+            reg_y -= 0.8
+        bottom = min(bottom, reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4)
+    return bottom
+
+
+def _cells(slot):
+    rows, cols = slot.rows, slot.cols
+    cw, ch = slot.w / cols, slot.h / rows
+    for n, cell in enumerate(slot.cells):
+        r, c = divmod(n, cols)
+        cell.x, cell.y, cell.w, cell.h = slot.left + cw * (c + 0.5), slot.y + slot.h / 2 - ch * (r + 0.5), cw, ch

@@ -1,0 +1,78 @@
+"""Places that hold data, and what they hold: slots in HBM, in a block's shared memory (SRAM) and in registers.
+
+A ``Slot`` is a w by h box centred at (x, y), in canvas units, y up. What a slot holds is a ``look``: a dict with
+``label``, ``fill``, ``stroke`` (colours, usually ``@name`` from the palette), ``level`` (how many K, V tiles have
+been folded into it: its shade) and ``stale`` (True while it holds a value that a new tile has made useless).
+
+A ``Tensor`` is a matrix in HBM cut into tiles of ``tile`` rows (the last one ragged when ``tile`` does not divide
+``rows``): a list of tile slots, each knowing its ``bytes`` (float32: 4 bytes an element), which is what the HBM
+counter adds up when a tile is read or written.
+"""
+
+BYTES = 4  # float32
+
+
+def look(label="", fill="none", stroke="@edge", level=0, stale=False):
+    """What a slot holds, as drawn (see the module docstring)."""
+    return {"label": label, "fill": fill, "stroke": stroke, "level": level, "stale": stale}
+
+
+class Slot:
+    """A place that holds data (see the module docstring). `memory`: 'hbm', 'sram' (drawn only while its block is in
+    view, framed, with `caption` under it) or 'reg' (in view with its block, never framed). `holds`: the look it
+    starts with. `kind`: the palette name of what it is ('q', 'm', 'o', ...), for its colours. `bytes`: its size in
+    HBM. `cells`: the slots it is made of (the Br by Bc cells of Sij), filled one by one."""
+
+    def __init__(self, name, x, y, w, h, memory="hbm", holds=None, kind=None, font=13, caption=None, bytes=0):
+        self.name, self.x, self.y, self.w, self.h = name, x, y, w, h
+        self.memory, self.holds, self.kind, self.font, self.bytes = memory, holds, kind, font, bytes
+        self.frame = memory == "sram"
+        self.caption = (name if self.frame else "") if caption is None else caption
+        self.cells = []
+
+    def __repr__(self):
+        return f"Slot({self.name!r})"
+
+    @property
+    def left(self):
+        return self.x - self.w / 2
+
+    @property
+    def bottom(self):
+        return self.y - self.h / 2
+
+
+class Tensor(list):
+    """The tiles of a matrix in HBM, in order (a list of Slots), with its name, rows and columns."""
+
+    def __init__(self, name, rows, cols, tile, tiles):
+        super().__init__(tiles)
+        self.name, self.rows, self.cols, self.tile = name, rows, cols, tile
+
+    @property
+    def bytes(self):
+        return self.rows * self.cols * BYTES
+
+
+def tile_rows(rows, tile):
+    """The number of rows of each tile when `rows` rows are cut into tiles of `tile`: the last one may be short."""
+    return [min(tile, rows - start) for start in range(0, rows, tile)]
+
+
+def flat(slots):
+    """A slot, or a (nested) list of slots, as one flat list."""
+    if not isinstance(slots, (list, tuple)):
+        return [slots]
+    return [s for x in slots for s in flat(x)]
+
+
+def spread(widths, gap, centre=0.0):
+    """The centres of boxes of `widths` side by side, `gap` apart, the row centred on `centre`."""
+    total = 0.0
+    for w in widths:  # not sum(): Python 3.12 (Pyodide) sums floats more exactly than 3.11, and the two must agree
+        total += w
+    x, centres = centre - (total + gap * (len(widths) - 1)) / 2, []
+    for w in widths:
+        centres.append(x + w / 2)
+        x += w + gap
+    return centres

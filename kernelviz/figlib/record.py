@@ -1,0 +1,183 @@
+"""The record of a kernel's steps on HBM and SRAM: what the kernel editor's loops call.
+
+    fig = Figure('Q, K and V wait in HBM; no block has started')
+    Q = fig.hbm('Q', rows=N, cols=d, tile=Br, kind='q')         # a Tensor: its tiles are slots in HBM
+    Qi = fig.sram('Qi', rows=Br, cols=d, kind='q')                # a slot in the shared memory of a block
+    fig.blocks(Tr)                                               # the grid of CUDA blocks
+    fig.zoom(0, [Qi, ...]); fig.step('zoom', 'block 0: its shared memory', i=0)
+    fig.copy(Q[0], Qi); fig.step('load Q', 'load Q0', i=0)       # reads Q0's bytes from HBM
+    fig.draw('fa2')                                              # lays out from the sizes, draws with pie
+
+Each action records into the step being built; ``step(action, caption, **at)`` ends it with its key
+(``action`` then each loop index as ``name=value``: ``'load K,V i=0 j=1'``), its loop indices ``at`` and its
+caption in words. The HBM counter adds the bytes of every tile copied from or to HBM, and of every HBM tile
+``reset`` writes.
+"""
+
+from .memory import BYTES, Slot, Tensor, flat, look, tile_rows
+
+SHADES = 4  # a carry darkens one shade per tile folded into it, up to @kind-4
+
+
+class Event:
+    """How a slot changes in a step: 'copy' (flies in from `src`) or 'paint' (changes in place). `before`, `after`:
+    what it holds at the start and the end of the step. `n` of `of`: its turn, when slots change one by one."""
+
+    def __init__(self, how, before, after, src=None, n=0, of=1):
+        self.how, self.before, self.after, self.src, self.n, self.of = how, before, after, src, n, of
+
+
+class Step:
+    """One recorded step: its key, loop indices and caption; what every slot holds at its end (`holds`); how the
+    step changed the slots (`events`); the block in view (`block`: (square, slots) or None); HBM bytes so far."""
+
+    def __init__(self, key, at, caption, holds, events, block, hbm):
+        self.key, self.at, self.caption = key, at, caption
+        self.holds, self.events, self.block, self.hbm = holds, events, block, hbm
+
+
+class Figure:
+    """The record of a kernel's steps, and its drawing (``draw``). `caption`: what the canvas says before the first
+    step. `d`: the head dimension the tensors are drawn with (the sizes of the counter's bytes)."""
+
+    def __init__(self, caption="Setup ready"):
+        self.tensors, self.slots, self.groups, self.count = [], [], {}, 0
+        self.holds, self.pending, self.block, self.hbm_bytes = {}, {}, None, 0
+        self.steps = [Step("start", {}, caption, {}, {}, None, 0)]
+
+    # ---- what the figure is made of ----
+
+    def hbm(self, name, rows, cols=1, tile=1, kind=None, empty=False, label=None, width=None):
+        """A matrix in HBM of `rows` by `cols` float32, cut into tiles of `tile` rows: a Tensor of slots named
+        name + tile index (``label``: a function of the index for another name). `kind`: its palette colours
+        (@kind and @kind-fill); `empty`: it holds nothing yet (an output); `width`: its width in canvas units, by
+        default from `cols`."""
+        name_of = label or (lambda t: f"{name}{t}")
+        tiles = []
+        for t, n in enumerate(tile_rows(rows, tile)):
+            holds = None if empty else look(name_of(t), f"@{kind}-fill", f"@{kind}")
+            slot = Slot(name_of(t), 0, 0, 0, 0, "hbm", holds, kind, bytes=n * cols * BYTES)
+            slot.rows, slot.frame, slot.caption = n, empty, ""  # an empty tile: a frame, waiting for its result
+            tiles.append(slot)
+        tensor = Tensor(name, rows, cols, tile, tiles)
+        tensor.width = width
+        self.tensors.append(tensor)
+        self.slots.extend(tiles)
+        return tensor
+
+    def sram(self, name, rows, cols, kind=None, cells=False, group="block", memory="sram", caption=None, row=0,
+             width=None):  # fmt: skip
+        """A slot of `rows` by `cols` in the shared memory of a block (`memory='reg'`: in its registers, drawn
+        under it, in register row `row`). `group`: which kernel's blocks have it (a figure of two kernels has
+        two). `cells`: it is drawn as rows x cols cells that fill one by one (Sij). `width`: its width in canvas
+        units, by default from `cols`."""
+        slot = Slot(name, 0, 0, 0, 0, memory, None, kind, caption=caption)
+        slot.rows, slot.cols, slot.group, slot.row, slot.width = rows, cols, group, row, width
+        self.slots.append(slot)
+        self.groups.setdefault(group, []).append(slot)
+        if cells:
+            slot.cells = [Slot(f"{name} {r},{c}", 0, 0, 0, 0, "reg") for r in range(rows) for c in range(cols)]
+            for cell in slot.cells:
+                cell.group, cell.parent = group, slot
+            self.slots.extend(slot.cells)
+        return slot
+
+    def blocks(self, count):
+        """The grid of `count` CUDA blocks, one square each; `zoom` shows one of them."""
+        self.count = count
+
+    # ---- the actions of a step ----
+
+    def now(self, slot):
+        """What `slot` holds now, this step's actions included."""
+        return self.pending[slot].after if slot in self.pending else self.holds.get(slot, slot.holds)
+
+    def _event(self, slot, how, after, src=None, n=0, of=1):
+        before = self.pending[slot].before if slot in self.pending else self.holds.get(slot, slot.holds)
+        self.pending[slot] = Event(how, before, after, src, n, of)
+
+    def zoom(self, block, slots):
+        """From this step on, SRAM shows the shared memory of block `block` (an index into the grid): `slots`
+        (with their cells), empty, as they are when a block starts."""
+        if not 0 <= block < self.count:
+            raise ValueError(f"zoom: block {block} is not in the grid of {self.count} blocks (fig.blocks(count))")
+        shown = flat(slots)
+        self.block = (block, shown + [c for s in shown for c in s.cells])
+        for s in self.block[1]:
+            self.holds[s] = s.holds
+
+    def copy(self, src, dst, label=None):
+        """Copy what each slot of `src` holds into the matching slot of `dst` (slots or lists of slots): a tile
+        from HBM into SRAM (its bytes are read from HBM), or a result back (its bytes are written; it is labelled
+        with the name of its place in HBM, or with `label`)."""
+        src, dst = flat(src), flat(dst)
+        if len(src) != len(dst):
+            raise ValueError(f"copy: {len(src)} slots to copy into {len(dst)}")
+        for a, b in zip(src, dst, strict=True):
+            moved = dict(self.now(a) or look())
+            if b.memory == "hbm" or not moved["label"]:  # a result in HBM is named by its place there
+                moved["label"] = b.name
+            if label is not None:
+                moved["label"] = label
+            if a.memory == "hbm":
+                self.hbm_bytes += a.bytes
+            if b.memory == "hbm":
+                self.hbm_bytes += b.bytes
+            self._event(b, "copy", moved, src=a)
+
+    def paint(self, slots, in_turn=False, **fields):
+        """Change what `slots` hold in place: `fields` (label, fill, stroke, level, stale) replace theirs. With
+        `in_turn`, one after another, like the cells of a matrix being computed."""
+        slots = flat(slots)
+        for n, s in enumerate(slots):
+            after = {**(self.now(s) or look()), **fields}
+            self._event(s, "paint", after, n=n if in_turn else 0, of=len(slots) if in_turn else 1)
+
+    def reset(self, *slots, label=""):
+        """Start each slot afresh (O = 0, l = 0, m = -inf): empty, outlined in its colour, showing `label` (an HBM
+        slot: by default its name). An HBM slot is written: its bytes count."""
+        for s in flat(slots):
+            hbm = s.memory == "hbm"
+            self.hbm_bytes += s.bytes if hbm else 0
+            shown = label or (s.name if hbm else "")
+            self.paint(s, label=shown, fill="@paper", stroke=f"@{s.kind}", level=0, stale=False)
+
+    def fill(self, slot):
+        """The cells of `slot` (Sij) fill one after another, in the other shade than the tile before."""
+        level = (self.now(slot.cells[0]) or look())["level"] + 1
+        self.paint(slot.cells, in_turn=True, fill=f"@s-{2 - level % 2}", stroke="@s", level=level, stale=False)
+
+    def update(self, *slots, label=None):
+        """Each slot absorbs one more tile: it turns a shade darker (@kind-1 to @kind-4) and is no longer stale;
+        `label`, if given, is what it shows now (a value)."""
+        for s in flat(slots):
+            level = (self.now(s) or look())["level"] + 1
+            shown = {} if label is None else {"label": label}
+            self.paint(s, fill=f"@{s.kind}-{min(level, SHADES)}", stroke=f"@{s.kind}", level=level, stale=False,
+                       **shown)  # fmt: skip
+
+    def stale(self, *slots):
+        """What `slots` (or their cells) hold was computed from the tile just replaced: grey until updated."""
+        for s in flat(slots):
+            held = [c for c in s.cells or [s] if (self.now(c) or look())["level"] > 0]
+            if held:
+                self.paint(held, fill="@stale", stale=True)
+
+    def step(self, action, caption, **at):
+        """End the step being recorded. Its key is `action` followed by each loop index of `at` as name=value
+        ('load K,V i=0 j=1'); `caption` says in words what it does. Keys need not be unique; square brackets are
+        not allowed in them (they are Markdown-hostile)."""
+        key = " ".join([action, *(f"{n}={v}" for n, v in at.items())])
+        if "[" in key or "]" in key:
+            raise ValueError(f"step: {key!r}: a step's key has no square brackets")
+        for s, e in self.pending.items():
+            self.holds[s] = e.after
+        holds = {s: self.holds.get(s, s.holds) for s in self.slots}
+        self.steps.append(Step(key, dict(at), caption, holds, dict(self.pending), self.block, self.hbm_bytes))
+        self.pending = {}
+
+    def draw(self, name, unit=44):
+        """Lay the figure out from its sizes and put it on the canvas (see ``draw``)."""
+        from .draw import draw
+
+        draw(self, name, unit)

@@ -1,0 +1,68 @@
+"""figlib's layout, computed from the sizes, and its drawing with pie: tiles stack and wrap, rows of blocks wrap,
+labels stay legible, and the Scene's steps carry key, at, caption and the HBM counter."""
+
+import jsonschema
+
+from kernelviz import pie
+from kernelviz.figlib import Figure, layout
+from kernelviz.pie.scene import schema
+
+
+def figure(N, tile, blocks):
+    fig = Figure("ready")
+    Q = fig.hbm("Q", N, 4, tile, "q")
+    m = fig.hbm("m", N, 1, tile, "m", empty=True)
+    Qi = fig.sram("Qi", tile, 4, "q")
+    mi = fig.sram("mi", tile, 1, "m")
+    fig.blocks(blocks)
+    return fig, Q, m, Qi, mi
+
+
+def test_tiles_stack_from_the_top_a_row_as_tall_in_every_tensor():
+    fig, Q, m, Qi, mi = figure(N=10, tile=4, blocks=3)
+    layout.place_hbm(fig.tensors, top=3.0)
+    assert [round(t.y + t.h / 2, 6) for t in Q[:1]] == [3.0]
+    assert all(a.y > b.y for a, b in zip(Q, Q[1:], strict=False)), "top down"
+    assert Q[2].h < Q[1].h == Q[0].h, "the ragged last tile is shorter"
+    assert [round(t.h, 6) for t in Q] == [round(t.h, 6) for t in m]
+    assert Q[0].x < m[0].x and Q[0].w > m[0].w, "side by side; a vector is narrow"
+
+
+def test_more_tiles_than_a_column_holds_wrap_into_columns():
+    fig, Q, *_ = figure(N=20, tile=1, blocks=1)
+    layout.place_hbm(fig.tensors, top=3.0)
+    xs = sorted({round(t.x, 6) for t in Q})
+    assert len(xs) == 20 // layout.PER_COLUMN + 1
+    assert min(t.h for t in Q) >= layout.MIN_TILE - layout.GAP
+
+
+def test_the_grid_of_blocks_wraps_after_a_row():
+    squares, bottom = layout.grid(8, top=0.0)
+    assert len({y for _, y, _ in squares}) == 2 and len({x for x, _, _ in squares}) == layout.PER_ROW
+    assert bottom < min(y for _, y, _ in squares)
+
+
+def test_drawn_steps_carry_key_at_caption_and_the_counter_and_validate():
+    fig, Q, m, Qi, mi = figure(N=8, tile=4, blocks=2)
+    for i in range(2):
+        fig.zoom(i, [Qi, mi])
+        fig.copy(Q[i], Qi)
+        fig.reset(mi)
+        fig.step("load Q", f"block {i} loads Q{i}", i=i)
+        fig.update(mi)
+        fig.copy(mi, m[i])
+        fig.step("write m", f"block {i} writes m{i}", i=i)
+    fig.draw("t")
+    scene = pie.scene()
+    jsonschema.validate(scene, schema())
+    (steps,) = [n["steps"] for n in scene["nodes"] if n["kind"] == "step_list"]
+    (items,) = [n["items"] for n in scene["nodes"] if n["kind"] == "diagram"]
+    assert [s["key"] for s in steps] == ["start", "load Q i=0", "write m i=0", "load Q i=1", "write m i=1"]
+    assert steps[2]["at"] == {"i": 0} and steps[2]["caption"] == "block 0 writes m0"
+    (counter,) = [n for n, i in enumerate(items) if i.get("kv") == "hbm-bytes"]
+    labels = [items[counter]["label"]]
+    for s in steps[1:]:
+        labels += [f["label"] for p in ("start", "move", "end") for n, f in s[p] if n == counter and "label" in f]
+    assert labels == ["HBM 0 B", "HBM 64 B", "HBM 80 B", "HBM 144 B", "HBM 160 B"]
+    assert min(i["font"] for i in items if i["label"]) >= 11
+    assert all(c.startswith("@") or c == "none" for i in items for c in (i["fill"], i["stroke"], i["color"]))

@@ -1,0 +1,98 @@
+"""The four kernel pages as the tests read them: their editors, run at any sizes, and the figure replayed step by
+step. Shared by the page tests and the browser tests."""
+
+import json
+import re
+from pathlib import Path
+
+import yaml
+
+from kernelviz.runner import Source, run
+
+ROOT = Path(__file__).resolve().parents[2]
+EDITOR = re.compile(r'^```pie title="([^"]*)"\n(.*?)^```$', re.M | re.S)
+CUDA = re.compile(r"^```cuda (.*)$", re.M)
+ATTR = re.compile(r'(\w+)="([^"]*)"')
+BULLET = re.compile(r"^\s*- \[step: ([^\]]+)\]", re.M)
+PHASES = ("start", "move", "end")
+COUNTER = re.compile(r"^HBM (\d+) B$")
+
+# slug -> (the trace CLI's algorithm, how the form's sizes become its arguments)
+KERNEL_PAGES = {
+    "online-softmax": "online-softmax",
+    "flash-attention-1": "fa1",
+    "flash-attention-2": "fa2",
+    "flash-decoding": "flash-decoding",
+}
+
+
+def trace_args(slug, sizes, d=4):
+    """The `kernelviz trace` arguments that count what the page's figure draws at `sizes` (None: a page the
+    trace command does not cover, online softmax)."""
+    algo = KERNEL_PAGES[slug]
+    if algo == "flash-decoding":
+        return [algo, "--N", "1", "--N-kv", str(sizes["N"]), "--d", str(d), "--Br", "1", "--Bc", str(sizes["Bc"]),
+                "--splits", str(sizes["splits"]), "--json"]  # fmt: skip
+    if algo in ("fa1", "fa2"):
+        return [algo, "--N", str(sizes["N"]), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc", str(sizes["Bc"])] + [
+            "--json"
+        ]
+    return None
+
+
+class Page:
+    """A page's source and the Scene its editors draw at `sizes` (None: the kernel's defaults)."""
+
+    def __init__(self, slug, sizes=None, edit=None):
+        self.slug, self.path = slug, ROOT / "pages" / f"{slug}.md"
+        self.text = self.path.read_text(encoding="utf-8")
+        self.front = yaml.safe_load(self.text.split("---")[1])
+        self.editors = EDITOR.findall(self.text)
+        codes = [code for _, code in self.editors]
+        if edit:
+            codes[-1] = edit(codes[-1])
+        self.result = run([Source(c, f"{self.path.name} editor {n + 1}") for n, c in enumerate(codes)], sizes)
+        self.scene = self.result.scene
+        nodes = {n["kind"]: n for n in (self.scene or {}).get("nodes", [])}
+        self.figure, self.step_list = nodes.get("diagram"), nodes.get("step_list")
+
+    @property
+    def steps(self):
+        return self.step_list["steps"]
+
+    @property
+    def keys(self):
+        return [s.get("key") for s in self.steps]
+
+    def index(self, key):
+        return self.keys.index(key)
+
+    def bullets(self):
+        return BULLET.findall(self.text)
+
+    def cuda_blocks(self):
+        return [dict(ATTR.findall(info)) for info in CUDA.findall(self.text)]
+
+    def items(self, key, phase="end"):
+        """Every item of the figure as step `key` (or index) is at `phase`: start, move (where it animates to)
+        or end."""
+        k = key if isinstance(key, int) else self.index(key)
+        items = [dict(i) for i in self.figure["items"]]
+        for n in range(1, k + 1):
+            for p in PHASES[: PHASES.index(phase) + 1] if n == k else PHASES:
+                for i, fields in self.steps[n].get(p, []):
+                    items[i].update(fields)
+        return items
+
+    def counter(self, key):
+        """The HBM counter's integer at step `key` (or index)."""
+        (item,) = [i for i in self.items(key) if i.get("kv") == "hbm-bytes"]
+        return int(COUNTER.match(item["label"]).group(1))
+
+
+def trace_total(capsys, slug, sizes):
+    """`kernelviz trace ... --json`'s total_bytes for the page's figure at `sizes`, run in this process."""
+    from kernelviz import cli
+
+    assert cli.main(["trace", *trace_args(slug, sizes)]) == 0
+    return json.loads(capsys.readouterr().out)["total_bytes"]

@@ -1,0 +1,37 @@
+"""The palette (kernelviz/pie/palette.json) in the site: palette.css with a custom property per colour, light and
+dark, and the KaTeX macros \\kvNAME{…} of the prose, which colour math by the same names."""
+
+import json
+import re
+
+from kernelviz.pie.palette import PALETTE
+from kernelviz.site import palette
+from tests.site.test_site_build import page
+
+
+def test_palette_css_has_every_colour_light_and_dark():
+    css = palette.css()
+    blocks = dict(re.findall(r'(:root(?:\[data-theme="dark"\]|:not\(\[data-theme="light"\]\))?) \{\n([^}]*)\}', css))
+    assert set(blocks) == {":root", ':root[data-theme="dark"]', ':root:not([data-theme="light"])'}
+    for name, colours in PALETTE.items():
+        assert f"--kv-{name}: {colours['light']};" in blocks[":root"]
+        assert f"--kv-{name}: {colours['dark']};" in blocks[':root[data-theme="dark"]']
+        assert f".kv-c-{name} {{ color: var(--kv-{name}); }}" in css
+    assert "@media (prefers-color-scheme: dark) {" in css
+
+
+def test_macros_are_made_for_letter_names_only():
+    macros = palette.macros()
+    assert macros["\\kvm"] == "\\htmlClass{kv-c-m}{#1}" and macros["\\kvsplit"] == "\\htmlClass{kv-c-split}{#1}"
+    assert not any(re.search(r"[^a-z\\]", name) for name in macros)  # no \kvo-1
+
+
+def test_prose_math_uses_the_macros_and_the_css_is_written(build_site):
+    body = r"Carry $\kvm{m_i}$ and $\kvl{l_i}$." + "\n\n$$\n\\kvo{O_i} = \\htmlClass{evil}{x}\n$$\n"
+    result, out = build_site({"m.md": page(body)})
+    text = (out / "m.html").read_text()
+    assert 'class="enclosing kv-c-m"' in text and 'class="enclosing kv-c-l"' in text and "kv-c-o" in text
+    assert 'class="enclosing evil"' not in text, "only the palette's classes are trusted"
+    assert '<link rel="stylesheet" href="assets/palette.css">' in text
+    assert (out / "assets" / "palette.css").read_text() == palette.css()
+    assert json.dumps(result.warnings, default=str).count("kv-c") == 0
