@@ -7,7 +7,8 @@ N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIEN
 Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
 GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
 device-to-device copy bandwidth measured at the start, and time / baseline time, all from this one run.
-Needs PyTorch and CuPy with a GPU; without them it says so and exits 0.
+Needs PyTorch and CuPy with a GPU (pip install -e '.[gpu]'); without them it says why and exits 0, or 1 with
+KERNELVIZ_REQUIRE_GPU=1 in the environment.
 """
 
 import math
@@ -24,15 +25,17 @@ MAX_SECONDS = 8.0  # a configuration whose single run would take longer than thi
 MATH_BYTES = 40e9  # SDPA MATH materializes N² scores: skipped above this many bytes of them
 
 
-def gpu_ready():
+def gpu_problem():
+    """Why this benchmark cannot run here, or None."""
+    from kernelviz.cuda import launch
+
     try:
         import torch
-
-        from kernelviz.cuda import launch
-
-        return torch.cuda.is_available() and launch.available()
-    except ImportError:
-        return False
+    except ImportError as e:
+        return f"PyTorch does not import ({e}); {launch.INSTALL}"
+    if not torch.cuda.is_available():
+        return "PyTorch sees no CUDA device"
+    return launch.problem()
 
 
 def timed(fn, reps=None, budget=1.0):
@@ -169,9 +172,11 @@ def decode(table):
 
 
 def main():
-    if not gpu_ready():
-        print("bench/gpu.py: skipped, it needs PyTorch and CuPy with an NVIDIA GPU")
-        return 0
+    if why := gpu_problem():
+        from kernelviz.cuda import launch
+
+        print(f"bench/gpu.py: {'FAILED' if launch.required() else 'skipped'}: {why}")
+        return 1 if launch.required() else 0
     import torch
 
     started = time.perf_counter()

@@ -53,9 +53,12 @@ def main(args):
     if args.no_run:
         return status
     backend = None if args.backend == "auto" else args.backend
-    if backend == "gpu" and not launch.available():
-        print("error: no GPU found (the GPU backend needs CuPy, NVRTC and an NVIDIA GPU); use --backend cpu")
-        return 1
+    if backend != "cpu" and (why := launch.problem()):
+        if backend == "gpu" or launch.required():
+            print(f"error: no GPU path: {why}; use --backend cpu (KERNELVIZ_REQUIRE_GPU=1 makes auto need one too)")
+            return 1
+        print(f"no GPU path ({why}): running on the CPU shim\n")
+        backend = "cpu"
     try:
         found = verify.checks(backend, progress=True)
     except (RuntimeError, ValueError) as e:

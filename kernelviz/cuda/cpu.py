@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache, kernels
+from . import cache, kernels, nvrtc
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
@@ -60,6 +60,15 @@ def build(kernel, configs, source=None):
     return exe
 
 
+def _thread_limits(kernel, names, source):
+    if nvrtc.version() is None:
+        raise kernels.ThreadLimitError(
+            f"more than {kernels.ALWAYS_FITS} threads per block may not fit a kernel's registers, and checking needs "
+            f"NVRTC ({nvrtc.problem()}): pip install cuda-bindings nvidia-cuda-nvrtc, or use fewer threads"
+        )
+    return nvrtc.thread_limits(kernel, names, source=source)
+
+
 def run(
     kernel,
     *arrays,
@@ -77,14 +86,18 @@ def run(
     arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (flash decoding: q is
     (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D); scale defaults to 1/sqrt(D); tiles (Br, Bc)
     default to kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h);
-    `source` replaces the .cu text. Raises SharedMemoryError before running if the tiles would not fit a GPU,
-    KernelRunError if the program fails or times out."""
+    `source` replaces the .cu text. Raises, before running, SharedMemoryError if the tiles would not fit a GPU and
+    ThreadLimitError for more threads than the kernel's registers allow on one; KernelRunError if the program fails
+    or times out."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     arrays = [np.ascontiguousarray(x, dtype=np.float32) for x in arrays]
     bh, n, d = kernels.sizes(kernel, arrays)
     tiles = tuple(tiles or kernels.default_tiles(kernel, d))
-    kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same shared-memory check as on a GPU
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same checks as on a GPU ...
+    if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
+        names = [launch.name for launch in launches]
+        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=_thread_limits(kernel, names, source))
     scale = 1.0 / np.sqrt(d) if scale is None else scale
     exe = build(kernel, [(*tiles, d)], source)
     argv = [exe, bh, n, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]

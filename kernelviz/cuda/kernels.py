@@ -1,7 +1,8 @@
 """The kernels of this folder as the host sees them: file, tiles, launch shapes, shared memory and outputs.
 
 Both backends, the CPU shim (`cpu.py`) and the GPU (`launch.py`), take their launch plans from here, so a plan
-that would not fit a GPU's shared memory fails the same way on the CPU, before anything runs.
+that a GPU would refuse fails the same way on the CPU, before anything runs: tiles beyond the shared memory of a
+block, more threads per block than the compiled kernel's registers allow, a grid beyond CUDA's limits.
 
 Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per
 (batch·head). Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D). The inputs and
@@ -20,10 +21,20 @@ FILES = {k: f"{k}.cu" for k in KERNELS}
 ONE_ROW = ("online_softmax", "flash_decoding")  # one row per (batch·head): Br = 1
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
 GPU_THREADS = 128
+MAX_THREADS = 1024  # threads per block, sm_20 on
+REGISTERS_PER_BLOCK = 65536  # 32-bit registers a block may use, sm_50 to sm_90
+REGISTER_UNIT = 256  # registers are given to a warp in units of 256 (CUDA's occupancy calculator, sm_50 to sm_90)
+WARP = 32
+ALWAYS_FITS = REGISTERS_PER_BLOCK // 256  # threads: a block this small fits even at 255 registers a thread
+GRID_MAX = (2**31 - 1, 65535, 65535)  # blocks in grid.x, grid.y, grid.z
 
 
 class SharedMemoryError(ValueError):
     """A launch whose tiles need more shared memory per block than the device allows."""
+
+
+class ThreadLimitError(ValueError):
+    """A launch with more threads per block than its kernel can run (its registers, or the 1,024 of CUDA)."""
 
 
 @dataclass(frozen=True)
@@ -64,19 +75,62 @@ def check_shared_memory(launch, limit):
         )
 
 
+def register_thread_limit(registers):
+    """The most threads a block of a kernel using `registers` per thread can have: each warp takes
+    ceil(32 * registers / 256) * 256 of the block's 65,536 registers. E.g. 92 registers: 3,072 a warp, 21 warps,
+    672 threads. The driver's own figure is cudaFuncAttributes.maxThreadsPerBlock (what the GPU launcher uses)."""
+    per_warp = -(-WARP * registers // REGISTER_UNIT) * REGISTER_UNIT
+    return min(MAX_THREADS, REGISTERS_PER_BLOCK // per_warp * WARP)
+
+
+def check_threads(launch, limit, why):
+    """Raise ThreadLimitError, naming the launch, its limit and `why` (where the limit comes from), if it has
+    more than `limit` threads per block."""
+    if launch.threads > limit:
+        raise ThreadLimitError(
+            f"{launch.name} can run at most {limit} threads per block ({why}), not {launch.threads}: "
+            f"use threads <= {limit}"
+        )
+
+
+def check_compiled_shared(launch, compiled, reserved):
+    """Check the static shared memory the driver reports for the loaded kernel (`compiled` bytes) against the host's
+    formula: equal, or larger by exactly the `reserved` bytes the device keeps per block for the system (1 KiB on
+    sm_80 and later: cudaDevAttrReservedSharedMemoryPerBlock). Raises RuntimeError otherwise: the .cu file and
+    shared_bytes no longer agree."""
+    if compiled not in (launch.shared_bytes, launch.shared_bytes + reserved):
+        raise RuntimeError(
+            f"{launch.name}: compiled with {compiled} bytes of static shared memory, the host computed "
+            f"{launch.shared_bytes} (+ {reserved} reserved by the system): shared_bytes() and the .cu file disagree"
+        )
+
+
+def check_grid(launch):
+    """Raise ValueError if `launch`'s grid has more blocks in a dimension than CUDA allows (grid.y: 65,535, and
+    grid.y is batch·heads wherever a grid has two dimensions)."""
+    for axis, (blocks, most) in enumerate(zip(launch.grid, GRID_MAX, strict=False)):
+        if blocks > most:
+            advice = ": batch·heads goes in grid.y, so run the batch in chunks of at most 65,535" if axis == 1 else ""
+            raise ValueError(
+                f"{launch.name}: {blocks:,} blocks in grid.{'xyz'[axis]}, which holds at most {most:,}{advice}"
+            )
+
+
 def split_size(n, n_splits):
     """S, the keys per split of flash decoding: ceil(n / n_splits); trailing splits may be short or empty."""
     return -(-n // n_splits)
 
 
-def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=STATIC_SHARED_LIMIT):
+def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=STATIC_SHARED_LIMIT, thread_limits=None):
     """The launches of `kernel` for these shapes, in order, after checking each against `limit` bytes of shared
-    memory per block. Raises ValueError for a bad shape and SharedMemoryError for tiles that do not fit."""
+    memory per block, CUDA's grid limits and, where `thread_limits` ({name: (most threads, why)}, e.g. from the
+    compiled kernels' registers) has the launch, its threads. Raises ValueError for a bad shape or a grid too large,
+    SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
     br, bc = tiles or default_tiles(kernel, d)
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
-    if not 1 <= threads <= 1024:
-        raise ValueError(f"a block holds 1 to 1024 threads, not {threads}")
+    if not 1 <= threads <= MAX_THREADS:
+        raise ThreadLimitError(f"a block holds 1 to {MAX_THREADS} threads, not {threads}")
     smem = shared_bytes(kernel, (br, bc), d)
     if kernel == "fa2":
         launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
@@ -95,6 +149,9 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
         ]
     for launch in launches:
         check_shared_memory(launch, limit)
+        check_grid(launch)
+        if launch.name in (thread_limits or {}):
+            check_threads(launch, *thread_limits[launch.name])
     return launches
 
 

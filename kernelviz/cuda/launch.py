@@ -3,28 +3,64 @@
 `run(kernel, q, k, v, ...)` (online softmax: `run("online_softmax", x, v, ...)`) takes the same arguments as cpu.run and
 returns the same {name: float32 array}; `prepare` returns a function that only enqueues the launches, for timing. The
 cubin comes from nvrtc.build for the device's architecture (the same compile the tests run without a GPU, cached on
-disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before each launch the host checks the
-block's shared memory, computed from the tiles, against the device's limit and raises kernels.SharedMemoryError if it
-does not fit, and checks that the loaded kernel declares exactly that much.
+disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before anything runs the host checks
+the block's shared memory, computed from the tiles, against the device's limit (kernels.SharedMemoryError) and the
+grid against CUDA's (ValueError); then, for each loaded kernel, that the driver's static shared memory is the host's
+(plus the bytes the system reserves per block, kernels.check_compiled_shared) and that the block's threads are within
+the driver's maxThreadsPerBlock for that kernel, which its registers set (kernels.ThreadLimitError).
+
+`problem()` says why the GPU path cannot run here (None when it can); `available()` is `problem() is None`. With
+KERNELVIZ_REQUIRE_GPU=1 in the environment (`required()`), the GPU tests, `kernelviz verify` and bench/gpu.py fail
+instead of skipping when there is a problem.
 
 Inputs may be NumPy arrays (copied to the GPU) or anything CuPy takes without a copy (CuPy arrays, PyTorch CUDA
 tensors, through __cuda_array_interface__).
 """
 
 import math
+import os
 from functools import cache
 
 from . import kernels, nvrtc
 
+INSTALL = "pip install -e '.[gpu]'"
+RESERVED_SHARED_ATTRIBUTE = 111  # cudaDevAttrReservedSharedMemoryPerBlock
 
-def available():
-    """Whether CuPy and NVRTC are installed and CuPy sees a GPU."""
+
+@cache
+def problem():
+    """Why the GPU path cannot run here, as a sentence with the error that says so and what would fix it; None when
+    CuPy imports, NVRTC loads, CuPy sees a GPU and the driver is new enough for NVRTC's cubins."""
     try:
         import cupy
+    except Exception as e:  # ImportError, or CuPy's own error when its CUDA libraries do not load
+        return f"CuPy does not import ({type(e).__name__}: {e}); {INSTALL}"
+    found = nvrtc.version()
+    if found is None:
+        return f"NVRTC does not load ({nvrtc.problem()}); {INSTALL}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+        driver = cupy.cuda.runtime.driverGetVersion()
+    except Exception as e:  # cupy's CUDARuntimeError: no driver, no device, a driver too old for this CuPy
+        return f"CuPy cannot reach a GPU ({type(e).__name__}: {e})"
+    if count < 1:
+        return "CuPy sees no NVIDIA GPU"
+    if driver // 1000 < found[0]:
+        return (
+            f"the NVIDIA driver supports CUDA {driver // 1000}.{driver % 1000 // 10}, older than NVRTC "
+            f"{found[0]}.{found[1]}, whose cubins it cannot load: update the driver"
+        )
+    return None
 
-        return nvrtc.version() is not None and cupy.cuda.runtime.getDeviceCount() > 0
-    except Exception:
-        return False
+
+def available():
+    """Whether the GPU path can run here (see problem() for why not)."""
+    return problem() is None
+
+
+def required():
+    """Whether KERNELVIZ_REQUIRE_GPU=1 asks that a missing GPU path be a failure, not a skip."""
+    return os.environ.get("KERNELVIZ_REQUIRE_GPU", "") not in ("", "0")
 
 
 def architecture():
@@ -56,12 +92,29 @@ def shared_limit():
     return cupy.cuda.Device().attributes["MaxSharedMemoryPerBlock"]
 
 
+@cache
+def reserved_shared():
+    """Bytes of shared memory the system reserves per block on the current device (1 KiB on sm_80 and later)."""
+    import cupy
+
+    return cupy.cuda.runtime.deviceGetAttribute(RESERVED_SHARED_ATTRIBUTE, cupy.cuda.Device().id)
+
+
+def check_function(launch, fn, reserved):
+    """Check a loaded kernel (`fn`: CuPy's Function, read for shared_size_bytes, max_threads_per_block, num_regs)
+    against its `launch`: RuntimeError if its shared memory is not the host's (plus `reserved`), ThreadLimitError
+    if the launch has more threads than the driver allows this kernel."""
+    kernels.check_compiled_shared(launch, fn.shared_size_bytes, reserved)
+    why = f"the driver's maxThreadsPerBlock for it, with {fn.num_regs} registers a thread"
+    kernels.check_threads(launch, fn.max_threads_per_block, why)
+
+
 def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
     """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; device arrays: CuPy, or
     PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches on the current
     stream, out is {name: CuPy array} it writes. Raises SharedMemoryError before anything runs when the tiles do
-    not fit the device, ValueError for bad shapes, RuntimeError if the compiled kernel's shared memory is not what
-    the host computed."""
+    not fit the device, ValueError for bad shapes or a grid too large, ThreadLimitError for more threads than a
+    loaded kernel can run, RuntimeError if the compiled kernel's shared memory is not what the host computed."""
     import cupy
 
     arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in arrays]
@@ -73,11 +126,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     names = [launch.name for launch in launches]
     fns = [function(kernel, name, names) for name in names]
     for launch, fn in zip(launches, fns, strict=True):
-        if fn.shared_size_bytes != launch.shared_bytes:
-            raise RuntimeError(
-                f"{launch.name}: compiled with {fn.shared_size_bytes} bytes of shared memory, "
-                f"the host computed {launch.shared_bytes}"
-            )
+        check_function(launch, fn, reserved_shared())
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)

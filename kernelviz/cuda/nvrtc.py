@@ -34,13 +34,25 @@ def _bindings():
 
 
 @memoize
-def version():
-    """NVRTC's (major, minor), or None when cuda-bindings or the NVRTC library is missing."""
+def _probe():
+    """(NVRTC's (major, minor), None), or (None, why not)."""
     try:
         err, major, minor = _bindings().nvrtcVersion()
-    except Exception:  # ImportError, or the bindings' error when libnvrtc is not found
-        return None
-    return (major, minor) if err == 0 else None
+    except Exception as e:  # ImportError, or the bindings' error when libnvrtc is not found
+        return None, f"{type(e).__name__}: {e}"
+    if err != 0:
+        return None, f"nvrtcVersion() failed with error {int(err)}"
+    return (major, minor), None
+
+
+def version():
+    """NVRTC's (major, minor), or None when cuda-bindings or the NVRTC library is missing (`problem()` says why)."""
+    return _probe()[0]
+
+
+def problem():
+    """Why NVRTC cannot be used (the error importing or calling it), or None when it can."""
+    return _probe()[1]
 
 
 def _check(result, what):
@@ -91,6 +103,22 @@ def build(kernel, names, arch, source=None):
     saved = json.loads(meta.read_text())
     rows = {row.kernel: row for row in compile.parse_ptxas(saved["log"])}
     return Build(cubin, saved["lowered"], rows)
+
+
+def thread_limits(kernel, names, archs=compile.ARCHS, source=None):
+    """{name: (most threads per block, why)} for template instances `names` of `kernel`: from the registers ptxas
+    gives each instance in NVRTC's build for each of `archs`, the smallest limit over them (kernels.plan takes
+    this as its thread_limits). Raises RuntimeError when NVRTC is missing or fails."""
+    most = {}  # name -> the Row with the most registers over archs
+    for arch in archs:
+        for name, row in build(kernel, names, arch, source).rows.items():
+            if name not in most or row.registers > most[name].registers:
+                most[name] = row
+    limits = {}
+    for name, row in most.items():
+        why = f"{row.registers} registers a thread on {row.arch}, per NVRTC"
+        limits[name] = (kernels.register_thread_limit(row.registers), why)
+    return limits
 
 
 def build_all(archs=compile.ARCHS, head_dims=compile.HEAD_DIMS):

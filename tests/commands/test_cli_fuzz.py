@@ -70,7 +70,7 @@ def stubbed(monkeypatch, world):
     monkeypatch.setattr(verify, "checks", lambda *a, **k: [])
     monkeypatch.setattr(compile, "compile_all", lambda *a, **k: {})
     monkeypatch.setattr(nvrtc, "build_all", lambda *a, **k: {})
-    monkeypatch.setattr(launch, "available", lambda: False)
+    monkeypatch.setattr(launch, "problem", lambda: "no GPU (stubbed)")
     monkeypatch.setattr(bench, "BENCH", world[0] / "no-bench")
     monkeypatch.chdir(world[0])
 

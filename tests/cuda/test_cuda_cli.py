@@ -27,9 +27,12 @@ def test_verify_runs_every_kernel_on_the_cpu(capsys):
     assert "64 passed, 0 failed" in out and "FAIL" not in out
 
 
-def test_verify_without_a_gpu_says_so(capsys, monkeypatch):
+def test_verify_without_a_gpu_says_why(capsys, monkeypatch):
     from kernelviz.cuda import launch
 
-    monkeypatch.setattr(launch, "available", lambda: False)
+    monkeypatch.setattr(launch, "problem", lambda: "CuPy does not import (test)")
     assert main(["verify", "--backend", "gpu"]) == 1
-    assert "no GPU found" in capsys.readouterr().out
+    assert "no GPU path: CuPy does not import (test); use --backend cpu" in capsys.readouterr().out
+    monkeypatch.setenv("KERNELVIZ_REQUIRE_GPU", "1")
+    assert main(["verify"]) == 1
+    assert "no GPU path: CuPy does not import (test)" in capsys.readouterr().out

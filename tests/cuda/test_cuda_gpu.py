@@ -1,4 +1,7 @@
-"""On a GPU (CuPy and an NVIDIA device), the kernels agree with attention/'s reference and with the CPU shim."""
+"""On a GPU (CuPy and an NVIDIA device), the kernels agree with attention/'s reference and with the CPU shim.
+
+Without a GPU path every test here is skipped with the reason (launch.problem()); with KERNELVIZ_REQUIRE_GPU=1 each
+fails instead, so a machine that is meant to run them cannot pass by skipping them."""
 
 import numpy as np
 import pytest
@@ -8,12 +11,17 @@ from kernelviz.attention.reference import attention_fp64
 from kernelviz.cuda import cpu, kernels, launch
 from kernelviz.cuda.verify import inputs, softmax_fp64
 
-pytestmark = [
-    pytest.mark.gpu,
-    pytest.mark.skipif(
-        not launch.available(), reason="no GPU: needs CuPy (cupy-cuda13x), NVRTC (cuda-bindings) and an NVIDIA GPU"
-    ),
-]
+pytestmark = pytest.mark.gpu
+
+
+@pytest.fixture(autouse=True)
+def gpu_path():
+    """Skip (under KERNELVIZ_REQUIRE_GPU=1: fail) with the reason when the GPU path cannot run here."""
+    why = launch.problem()
+    if why and launch.required():
+        pytest.fail(f"KERNELVIZ_REQUIRE_GPU=1 and no GPU path: {why}", pytrace=False)
+    if why:
+        pytest.skip(f"no GPU path: {why}")
 
 
 @pytest.mark.parametrize("causal", [False, True])

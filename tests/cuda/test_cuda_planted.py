@@ -120,3 +120,16 @@ def test_online_softmax_reading_past_the_row_is_caught():
     source = plant("online_softmax", "int cols = min(B, N - col0);", "int cols = min(B, N - col0 + 1);")
     failed = failures("online_softmax", source)  # the last row reads X[N] and V[N]: the guard zone's NaN
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.slow
+def test_the_barrier_between_the_tiles_of_a_split_is_caught():
+    """flash_decoding.cu's barrier after the P~V update: without it a thread's loads of the next tile overwrite Kj,
+    Vj and Sij while other threads still read them. Only a split of several tiles has a next tile (at N = 130 and 3
+    splits each split is one tile), and the overwrite reaches another thread's column only when the block has more
+    threads than D: here each of 2 splits has 2 tiles of 64 keys (N = 256, D = 16), with the GPU's 128 threads."""
+    options = dict(n=256, n_splits=2, threads=kernels.GPU_THREADS)
+    unchanged = (kernels.FOLDER / kernels.FILES["flash_decoding"]).read_text()
+    assert failures("flash_decoding", unchanged, **options) == []
+    failed = failures("flash_decoding", remove_sync("flash_decoding", "every thread done with Kj, Vj, Sij"), **options)
+    assert {s for s, _ in failed} & {"forward", "backward"}, failed

@@ -1,0 +1,72 @@
+"""What a GPU refuses, the planner refuses on every backend before anything runs: more threads per block than a
+kernel's registers allow (fd_split<64, 64> takes ~90 registers a thread, so not 1,024 threads), and more
+batch·heads than grid.y holds (65,535)."""
+
+import pytest
+from cuda_cases import TOL, needs_gxx, needs_nvrtc, qkv, rel_err
+
+from kernelviz.attention.reference import attention_fp64
+from kernelviz.cuda import cpu, kernels, nvrtc
+
+FD64 = ["fd_split<64, 64>", "fd_combine<64>"]
+
+
+@pytest.mark.parametrize(
+    ("registers", "threads"),
+    [
+        (32, 1024),  # 1,024 registers a warp: 64 warps fit, CUDA's 32 warps are the limit
+        (64, 1024),  # 2,048 a warp: exactly 32 warps
+        (65, 896),  # 2,080 -> 2,304 a warp (units of 256): 28 warps
+        (92, 672),  # 2,944 -> 3,072 a warp: 21 warps
+        (255, 256),  # 8,160 -> 8,192 a warp: 8 warps
+    ],
+)
+def test_threads_a_block_can_have_at_a_register_count(registers, threads):
+    assert kernels.register_thread_limit(registers) == threads
+
+
+@needs_nvrtc
+def test_the_planner_takes_its_thread_limit_from_the_compiled_registers():
+    limits = nvrtc.thread_limits("flash_decoding", FD64)
+    registers = max(nvrtc.build("flash_decoding", FD64, arch).rows[FD64[0]].registers for arch in ("sm_80", "sm_90"))
+    assert registers * 1024 > kernels.REGISTERS_PER_BLOCK  # the kernel cannot run 1,024 threads
+    most, why = limits[FD64[0]]
+    assert most == kernels.register_thread_limit(registers) < 1024 and f"{registers} registers" in why
+    with pytest.raises(kernels.ThreadLimitError, match=rf"fd_split<64, 64> can run at most {most} threads"):
+        kernels.plan("flash_decoding", 2, 130, 64, threads=1024, n_splits=2, thread_limits=limits)
+    assert kernels.plan("flash_decoding", 2, 130, 64, threads=most, n_splits=2, thread_limits=limits)
+
+
+@needs_nvrtc
+@needs_gxx
+def test_the_cpu_shim_refuses_what_the_gpu_would_and_runs_what_it_would():
+    q, k, v = qkv(1, 130, 64, decode=True)
+    with pytest.raises(kernels.ThreadLimitError, match=r"fd_split<64, 64> can run at most \d+ threads .* not 1024"):
+        cpu.run("flash_decoding", q, k, v, threads=1024, n_splits=2)
+    out = cpu.run("flash_decoding", q, k, v, threads=512, n_splits=2)  # over ALWAYS_FITS, within the registers
+    assert rel_err(out["O"], attention_fp64(q, k, v)[0]) <= TOL
+
+
+def test_the_cpu_shim_without_nvrtc_refuses_threads_it_cannot_check(monkeypatch):
+    monkeypatch.setattr(nvrtc, "_probe", lambda: (None, "ImportError: no cuda.bindings"))
+    q, k, v = qkv(1, 8, 16, decode=True)
+    with pytest.raises(kernels.ThreadLimitError, match="checking needs NVRTC .ImportError: no cuda.bindings"):
+        cpu.run("flash_decoding", q, k, v, threads=kernels.ALWAYS_FITS + 1)
+
+
+@pytest.mark.parametrize("kernel", ["fa2", "flash_decoding"])
+def test_batch_heads_beyond_grid_y_are_refused(kernel):
+    with pytest.raises(ValueError, match="65,536 blocks in grid.y, which holds at most 65,535: batch·heads"):
+        kernels.plan(kernel, 65536, 64, 64)
+    assert kernels.plan(kernel, 65535, 64, 64)[0].grid[1] == 65535
+
+
+def test_fa1_puts_batch_heads_in_grid_x_which_holds_more():
+    assert kernels.plan("fa1", 65536, 64, 64)[0].grid == (65536,)
+
+
+@needs_gxx
+def test_the_cpu_shim_refuses_a_grid_the_gpu_would():
+    q, k, v = qkv(65536, 1, 1, decode=True)
+    with pytest.raises(ValueError, match="grid.y"):
+        cpu.run("flash_decoding", q, k, v, tiles=(1, 1))
