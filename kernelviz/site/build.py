@@ -35,7 +35,7 @@ class Context:
     diagnostics: Diagnostics
     pages: dict  # slug -> Page
     nav: list  # nav.Entry
-    cited: dict = field(default_factory=dict)  # .cu file -> [(page, region, step)], from the CUDA blocks
+    cited: dict = field(default_factory=dict)  # .cu file -> [(page, region, step, index)], from the CUDA blocks
 
 
 @dataclass

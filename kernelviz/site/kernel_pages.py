@@ -16,8 +16,9 @@ COLUMNS = ("instance", "arch", "registers", "shared memory (bytes)", "spill stor
 
 
 def pages(cited, context, stylesheets, tables=None):
-    """{output file: HTML} of the whole-kernel page of each file of `cited` ({file: [(page, region, step)]}, in
-    the order first cited). `tables`: the compilers' Tables (default: cuda.report.tables(), computed once)."""
+    """{output file: HTML} of the whole-kernel page of each file of `cited` ({file: [(page, region, step, step
+    index)]}, in the order first cited). `tables`: the compilers' Tables (default: cuda.report.tables(), computed
+    once)."""
     if not cited:
         return {}
     tables = reports.tables() if tables is None else tables
@@ -73,16 +74,22 @@ def page_html(filename, uses, context, stylesheets, tables):
 
 def _regions_list(filename, uses):
     """The regions of the file, each with the pages and steps that quote it."""
-    quoted = {}
-    for page, name, step in uses:
-        quoted.setdefault(name, []).append((page, step))
+    quoted = {}  # region -> {page slug: (page, [(step, index)])}
+    for page, name, step, k in uses:
+        quoted.setdefault(name, {}).setdefault(page.slug, (page, []))[1].append((step, k))
     items = []
     for name, (first, last, _) in regions.regions(filename).items():
-        by = [
-            f'<a href="{escapeHtml(page.output)}">{escapeHtml(page.title)}</a>'
-            + (f" ({escapeHtml(step)})" if step else "")
-            for page, step in quoted.get(name, [])
-        ]
+        by = []
+        for page, steps in quoted.get(name, {}).values():
+            bound = [
+                f'<a href="{escapeHtml(page.output)}#step={k}">{escapeHtml(step)}</a>'
+                for step, k in steps
+                if step is not None and k is not None
+            ]
+            link = f'<a href="{escapeHtml(page.output)}">{escapeHtml(page.title)}</a>'
+            by.append(
+                link + (f" (steps {', '.join(bound)})" if len(bound) > 1 else f" (step {bound[0]})" if bound else "")
+            )
         items.append(
             f'<li><a href="#{escapeHtml(name)}"><code>{escapeHtml(name)}</code></a>, lines {first}–{last}'
             + (f": quoted by {', '.join(by)}" if by else "")

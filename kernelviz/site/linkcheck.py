@@ -1,6 +1,6 @@
 """The last step of a build: every relative ``href`` and ``src`` of every written page must reach a file of the
-site, and a ``#fragment`` an id of its page. A broken link is a warning naming the page file and, for a link written
-in its Markdown, the line.
+site, and a ``#fragment`` an id of its page (or, written ``#step=7``, the state of the figure the page has). A
+broken link is a warning naming the page file and, for a link written in its Markdown, the line.
 """
 
 import posixpath
@@ -55,6 +55,8 @@ def _problem(out, source, ref, parsed):
         return "it leaves the site's folder"
     if not file.is_file():
         return f"no file {target} in the site"
+    if "=" in parts.fragment and target in parsed:  # a figure's state (#step=7, #N=12&step=7), read by the runtime
+        return None if "kv-figure" in parsed[target].ids else f"{target} has no figure for {parts.fragment!r}"
     if parts.fragment and target in parsed and unquote(parts.fragment) not in parsed[target].ids:
         return f"{target} has no id {parts.fragment!r}"
     return None

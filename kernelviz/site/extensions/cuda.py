@@ -13,7 +13,8 @@ highlighted, collapsed under "CUDA implementation", with a link to its place on 
 `label`. When the step has loop indices (step_at.indices), the code starts with ``// this step: i = 0, j = 1`` and
 the declarations they fix carry their values (``col0 = 1*Bc = 4``, with the sizes the page's figure was drawn at).
 `title` (optional) is shown above the code. A missing file, region or step is a warning naming the page and line.
-Every file cited is recorded in ``context.cited`` for the whole-kernel pages (site.kernel_pages).
+Every file cited is recorded in ``context.cited`` ({file: [(page, region, step, step index or None)]}) for the
+whole-kernel pages (site.kernel_pages).
 """
 
 import json
@@ -76,9 +77,8 @@ def _render(page, attrs, body, line, context):
         diagnostics.warn(page.file, line, missing)
         return f'<details class="kv-cuda"><summary>CUDA implementation</summary><pre class="kv-code kv-missing">' \
                f"{escapeHtml(missing)}</pre></details>\n"  # fmt: skip
-    context.cited.setdefault(excerpt.filename, []).append((page, excerpt.name, attrs.get("step")))
-
     found = find_step(page, attrs["step"]) if "step" in attrs else None
+    context.cited.setdefault(excerpt.filename, []).append((page, excerpt.name, attrs.get("step"), found and found[0]))
     if "step" in attrs and found is None:
         steps.index(page, attrs["step"], line, diagnostics)  # warns, naming the labels it was close to
     data, at = "", {}
