@@ -5,7 +5,8 @@
 
 highlighted by Pygments; a name declared on another line of the file links to that line of the kernel's page
 (``<a class="n kv-ref" href="fa2.cu.html#L19" title="tid: declared on line 19">``). `notes` add a comment after a
-line: the values the step gives its declarations (step_at.notes), each a ``<span class="kv-note">``.
+line: the values the step gives its declarations (step_at.notes), each a ``<span class="kv-note" data-name="col0"
+data-expr="1*Bc">`` that web/src/page/cuda-notes.js computes again when the reader picks other sizes.
 """
 
 import re
@@ -55,7 +56,8 @@ def _with_notes(html, notes):
     spans = []
     for name, expr, value in notes:
         text = f"{name} = {expr}" + ("" if value is None or expr == str(value) else f" = {value}")
-        spans.append(f'<span class="kv-note" data-name="{escapeHtml(name)}">// {escapeHtml(text)}</span>')
+        attrs = f'data-name="{escapeHtml(name)}" data-expr="{escapeHtml(expr)}"'
+        spans.append(f'<span class="kv-note" {attrs}>// {escapeHtml(text)}</span>')
     added = "  " + "  ".join(spans)
     own = re.search(r'\s*(<span class="c1">)', html)
     return html[: own.start()] + added + "  " + html[own.start(1) :] if own else html + added

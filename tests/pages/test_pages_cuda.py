@@ -108,13 +108,14 @@ def test_every_step_has_its_cuda_block_with_its_own_indices(site, slug):
             banner = ", ".join(f"{name} = {v}" for name, v in at.items())
             assert f"// this step: {banner}</span>" in inner, steps[k]["label"]
             for name, v in at.items():
-                assert f'<span class="kv-note" data-name="{name}">// {name} = {v}</span>' in inner
+                assert f'<span class="kv-note" data-name="{name}" data-expr="{v}">// {name} = {v}</span>' in inner
 
 
 def test_fa1_blocks_show_the_tile_they_work_on(site):
     """j = 1: the tile's first key is 1*Bc, not the j = 0 block's code again."""
     page = site["flash-attention-1.html"]
-    notes = {a["data-at"]: re.findall(r'data-name="col0">// ([^<]*)<', inner) for a, inner in blocks(page)
+    col0 = re.compile(r'data-name="col0" data-expr="[^"]*">// ([^<]*)<')
+    notes = {a["data-at"]: col0.findall(inner) for a, inner in blocks(page)
              if "data-at" in a and "j" in json.loads(a["data-at"])}  # fmt: skip
     assert {tuple(v) for v in notes.values()} >= {("col0 = 0*Bc",), ("col0 = 1*Bc",)}
 

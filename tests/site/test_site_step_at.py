@@ -1,5 +1,12 @@
 """site.step_at: a step's loop indices, and the values they give the declarations a CUDA block shows."""
 
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
 from kernelviz.cuda import regions
 from kernelviz.site import step_at
 
@@ -28,3 +35,29 @@ def test_evaluate_is_cs_integer_arithmetic_or_nothing():
     assert step_at.evaluate("causal ? a : b", {"causal": 1, "a": 1, "b": 2}) is None
     assert step_at.evaluate("__import__('os')", {}) is None
     assert step_at.substitute("n_start + j*Bc", {"j": 1}) == "n_start + 1*Bc"
+
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+CASES = [
+    ("(N + Bc - 1)/Bc", {"N": 9, "Bc": 4}),
+    ("min(Bc, N - col0)", {"Bc": 4, "N": 10, "col0": 8}),
+    ("max(1, 2*Bc) % 5", {"Bc": 4}),
+    ("-3 + 1*Br", {"Br": 4}),
+    ("1*Bc", {}),
+    ("n_start + 0*Bc", {"Bc": 4}),
+    ("a ? b : c", {"a": 1, "b": 2, "c": 3}),
+    ("7/0", {}),
+]
+
+
+@pytest.mark.skipif(NODE is None, reason="node is missing")
+def test_the_browsers_evaluate_is_the_builders():
+    """web/src/page/cuda-notes.js recomputes the notes when the sizes change: the same arithmetic as step_at."""
+    script = (
+        f"import {{ evaluate }} from '{ROOT / 'web/src/page/cuda-notes.js'}';"
+        f"console.log(JSON.stringify({json.dumps(CASES)}.map(([e, v]) => evaluate(e, v))));"
+    )
+    done = subprocess.run([NODE, "--input-type=module", "-e", script], capture_output=True, text=True, check=True)
+    assert json.loads(done.stdout) == [step_at.evaluate(e, v) for e, v in CASES]
+    assert [step_at.evaluate(e, v) for e, v in CASES][:4] == [3, 2, 3, 1]

@@ -25,6 +25,7 @@ import { readHash } from '../figure/page/hash.js';
 import { Sizes } from '../figure/page/sizes.js';
 import { SizesForm } from '../figure/page/sizes-form.js';
 import { wireTheme } from '../page/theme.js';
+import { wireCudaNotes } from '../page/cuda-notes.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -43,6 +44,7 @@ function embeddedScene() {
 function start() {
   performance.mark('kv:runtime-start');
   wireTheme();
+  wireCudaNotes();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
   const moments = quietMoments(figure);

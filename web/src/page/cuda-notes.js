@@ -1,0 +1,95 @@
+// The step's values in the CUDA blocks follow the sizes the reader picks. The builder writes each value a
+// declaration takes at a block's step as <span class="kv-note" data-name="col0" data-expr="1*Bc">// col0 = 1*Bc =
+// 4</span> (kernelviz/site/cuda_code.py), computed at the sizes the page's figure was drawn at. When an input of a
+// size form (form.kv-sizes, inputs named N, Br, Bc, ...) changes, every note is computed again at the form's sizes;
+// a note whose expression names a size the form lacks shows the expression alone.
+//
+// evaluate(expr, values) is the builder's step_at.evaluate: C integer arithmetic (+ - * / %, parentheses, min and
+// max) on whole numbers; null when a name is unknown or the text is anything else.
+
+/** The integer value of `expr` with names from `values`, or null. */
+export function evaluate(expr, values) {
+  const tokens = String(expr).match(/\s*(\d+|[A-Za-z_]\w*|[-+*/%(),]|\S)/g)?.map((t) => t.trim()) ?? [];
+  let at = 0;
+  const peek = () => tokens[at];
+  const take = (want) => {
+    if (want !== undefined && tokens[at] !== want) throw new Error(`expected ${want}`);
+    return tokens[at++];
+  };
+  const atom = () => {
+    const t = take();
+    if (t === '-') return -atom();
+    if (t === '(') {
+      const v = sum();
+      take(')');
+      return v;
+    }
+    if (/^\d+$/.test(t)) return Number(t);
+    if (t === 'min' || t === 'max') {
+      take('(');
+      const args = [sum()];
+      while (peek() === ',') take(',') && args.push(sum());
+      take(')');
+      return Math[t](...args);
+    }
+    if (/^[A-Za-z_]\w*$/.test(t) && Number.isInteger(values[t])) return values[t];
+    throw new Error(`unknown ${t}`);
+  };
+  const product = () => {
+    let v = atom();
+    while (['*', '/', '%'].includes(peek())) {
+      const op = take();
+      const w = atom();
+      if (op !== '*' && (v < 0 || w <= 0)) throw new Error('C division of negative numbers');
+      v = op === '*' ? v * w : op === '/' ? Math.trunc(v / w) : v % w;
+    }
+    return v;
+  };
+  const sum = () => {
+    let v = product();
+    while (['+', '-'].includes(peek())) v = take() === '+' ? v + product() : v - product();
+    return v;
+  };
+  try {
+    const v = sum();
+    return at === tokens.length ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The note's text at `sizes`: "col0 = 1*Bc = 8", or "col0 = 1*Bc" when a size is missing. */
+export function noteText(name, expr, sizes) {
+  const value = evaluate(expr, sizes);
+  const shown = value === null || String(value) === expr ? expr : `${expr} = ${value}`;
+  return `// ${name} = ${shown}`;
+}
+
+/** {name: integer} of the inputs of a size form. */
+function formSizes(form) {
+  const sizes = {};
+  for (const input of form.querySelectorAll('input[name]')) {
+    const v = Number(input.value);
+    if (Number.isInteger(v)) sizes[input.name] = v;
+  }
+  return sizes;
+}
+
+/** Recompute the notes of `root` at `sizes`. */
+export function updateNotes(root, sizes) {
+  for (const note of root.querySelectorAll('.kv-note[data-expr]')) {
+    note.textContent = noteText(note.dataset.name, note.dataset.expr, sizes);
+  }
+}
+
+/** Follow every size form of the page, now and whenever one changes. */
+export function wireCudaNotes(root = document) {
+  const follow = (e) => {
+    const form = e.target.closest?.('form.kv-sizes');
+    if (form) updateNotes(root, formSizes(form));
+  };
+  root.addEventListener('input', follow);
+  root.addEventListener('change', follow);
+  const form = root.querySelector('form.kv-sizes');
+  if (form) updateNotes(root, formSizes(form));
+}
