@@ -4,28 +4,24 @@ click away."""
 from kernel_pages import open_figure, without_python
 
 
-def test_the_step_values_follow_a_size_form(page, site_url):
-    """A size form (figure contract D: form.kv-sizes, inputs named as the sizes) changed by the reader recomputes
-    every note: j = 1 makes the tile's first key 1*Bc, 8 when Bc is 8."""
+def test_the_step_values_follow_the_sizes_the_figure_shows(page, site_url):
+    """When the size form (figure contract D) says the figure shows other sizes (its data-applied key), every note is
+    computed again: j = 1 makes the tile's first key 1*Bc, 8 when Bc is 8."""
+    form = '<form class="kv-sizes"><label>Bc <input name="Bc" type="number" min="1" max="16" value="4"></label></form>'
+
+    def with_form(route):
+        body = route.fetch().text()
+        route.fulfill(body=body.replace('<article class="kv-prose">', f'<article class="kv-prose">{form}', 1),
+                      content_type="text/html")  # fmt: skip
+
+    page.route("**/flash-attention-1.html", with_form)
     open_figure(without_python(page), f"{site_url}/flash-attention-1.html")
     note = page.locator('details.kv-cuda[data-at*=\'"j":1\'] .kv-note[data-name="col0"]').first
     assert note.text_content().startswith("// col0 = 1*Bc")
-    page.evaluate(
-        """() => {
-        const form = Object.assign(document.createElement('form'), {className: 'kv-sizes'});
-        form.innerHTML = '<label>Bc <input name="Bc" type="number" value="4"></label>';
-        document.querySelector('.kv-prose').prepend(form);
-        const input = form.querySelector('input');
-        input.value = '8';
-        input.dispatchEvent(new Event('input', {bubbles: true}));
-    }"""
-    )
-    assert note.text_content() == "// col0 = 1*Bc = 8"
-    page.evaluate(
-        """() => { const i = document.querySelector('form.kv-sizes input'); i.value = '3';
-                   i.dispatchEvent(new Event('change', {bubbles: true})); }"""
-    )
-    assert note.text_content() == "// col0 = 1*Bc = 3"
+    page.evaluate("document.querySelector('form.kv-sizes').dataset.applied = 'Bc8'")
+    page.wait_for_function("(n) => n.textContent === '// col0 = 1*Bc = 8'", arg=note.element_handle())
+    page.evaluate("document.querySelector('form.kv-sizes').dataset.applied = 'Bc3'")
+    page.wait_for_function("(n) => n.textContent === '// col0 = 1*Bc = 3'", arg=note.element_handle())
 
 
 def test_a_block_links_to_its_place_in_the_whole_kernel(page, site_url):

@@ -5,7 +5,6 @@ import json
 import re
 
 import pytest
-from conftest import FIXTURE_CU
 
 from kernelviz.cuda import regions
 from kernelviz.site.build import build
@@ -136,13 +135,17 @@ def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_si
     assert result.warnings == []
 
 
-def test_each_cited_file_gets_a_whole_kernel_page_with_numbered_lines_and_marked_regions(build_site, figure_md):
+def test_each_cited_file_gets_a_whole_kernel_page_with_numbered_lines_and_marked_regions(
+    build_site, figure_md, cuda_dir
+):
     body = figure_md + '\n```cuda cite="fixture.cu#store" step="load K0"\n```\n'
     result, out = build_site({"fig.md": page(body)})
     assert result.warnings == []  # the link checker followed fig.html's links to fixture.cu.html#store and #L8
     whole = (out / "fixture.cu.html").read_text()
     source = re.search(r'<pre class="kv-code kv-cuda-file">(.*)</pre>', whole, re.S).group(1)
-    assert text_of(re.sub(r'<a class="kv-ln"[^>]*>\d+</a>', "", source)) == FIXTURE_CU.rstrip("\n")
+    assert text_of(re.sub(r'<a class="kv-ln"[^>]*>\d+</a>', "", source)) == (
+        cuda_dir / "fixture.cu"
+    ).read_text().rstrip("\n")
     assert [int(n) for n in re.findall(r'id="L(\d+)"', source)] == list(range(1, 11))
     assert '<span class="kv-region-start" id="store"></span><span class="kv-line kv-marker" id="L7">' in source
     assert re.search(r'<span class="kv-line kv-region" id="L8">', source)

@@ -1,8 +1,9 @@
-// The step's values in the CUDA blocks follow the sizes the reader picks. The builder writes each value a
+// The step's values in the CUDA blocks follow the sizes the figure shows. The builder writes each value a
 // declaration takes at a block's step as <span class="kv-note" data-name="col0" data-expr="1*Bc">// col0 = 1*Bc =
-// 4</span> (kernelviz/site/cuda_code.py), computed at the sizes the page's figure was drawn at. When an input of a
-// size form (form.kv-sizes, inputs named N, Br, Bc, ...) changes, every note is computed again at the form's sizes;
-// a note whose expression names a size the form lacks shows the expression alone.
+// 4</span> (kernelviz/site/cuda_code.py), computed at the sizes the page's figure was drawn at. The size form
+// (form.kv-sizes, figure/page/sizes-form.js) sets data-applied="N8-Br4-Bc4" when the figure shows other sizes;
+// then every note is computed again at those sizes. A note whose expression names a size the form lacks shows the
+// expression alone.
 //
 // evaluate(expr, values) is the builder's step_at.evaluate: C integer arithmetic (+ - * / %, parentheses, min and
 // max) on whole numbers; null when a name is unknown or the text is anything else.
@@ -65,13 +66,10 @@ export function noteText(name, expr, sizes) {
   return `// ${name} = ${shown}`;
 }
 
-/** {name: integer} of the inputs of a size form. */
-function formSizes(form) {
+/** {name: integer} of the sizes a size form says the figure shows (its data-applied key, "N8-Br4-Bc4"). */
+export function appliedSizes(form) {
   const sizes = {};
-  for (const input of form.querySelectorAll('input[name]')) {
-    const v = Number(input.value);
-    if (Number.isInteger(v)) sizes[input.name] = v;
-  }
+  for (const [, name, value] of (form.dataset.applied || '').matchAll(/([A-Za-z_]+)(\d+)/g)) sizes[name] = Number(value);
   return sizes;
 }
 
@@ -82,14 +80,11 @@ export function updateNotes(root, sizes) {
   }
 }
 
-/** Follow every size form of the page, now and whenever one changes. */
+/** Follow the size form of the page: the notes are recomputed whenever it says the figure shows other sizes. */
 export function wireCudaNotes(root = document) {
-  const follow = (e) => {
-    const form = e.target.closest?.('form.kv-sizes');
-    if (form) updateNotes(root, formSizes(form));
-  };
-  root.addEventListener('input', follow);
-  root.addEventListener('change', follow);
   const form = root.querySelector('form.kv-sizes');
-  if (form) updateNotes(root, formSizes(form));
+  if (!form || !root.querySelector('.kv-note[data-expr]')) return;
+  const follow = () => form.dataset.applied && updateNotes(root, appliedSizes(form));
+  new MutationObserver(follow).observe(form, { attributes: true, attributeFilter: ['data-applied'] });
+  follow();
 }
