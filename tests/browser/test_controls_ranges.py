@@ -19,6 +19,7 @@ APPLIED = {
     ".kv-softmax-panel input": "JSON.parse(el.closest('.kv-softmax-panel').dataset.settings)[el.name]",
     ".kv-settings input": SETTING,
     ".kv-editor-limit": "Number(localStorage.getItem('kernelviz:limit') ?? 10)",
+    ".kv-sizes input": "window.kernelviz.sizes()[el.name]",
 }
 
 

@@ -3,7 +3,7 @@ drawing fills at least 70 % of the canvas's width or height, nothing drawn falls
 renders below 11 px on screen (its font size times the SVG's zoom)."""
 
 import pytest
-from kernel_pages import KERNEL_PAGES, SCREENS, open_figure, without_python
+from figure_page import KERNEL_PAGES, SCREENS, open_figure, without_python
 
 # Plays every step (reduced motion: each is drawn at once) and measures what is displayed, in client px.
 MEASURE_EVERY_STEP = """async () => {

@@ -8,7 +8,7 @@ import functools
 import tempfile
 
 import pytest
-from kernel_pages import HBM_BYTES
+from figure_page import HBM_BYTES
 from sizes_harness import harness, ledger
 
 STEP_KEYS = """() => { const s = window.kernelviz.scene().nodes.find((n) => n.kind === 'step_list').steps;

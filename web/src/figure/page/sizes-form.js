@@ -68,11 +68,16 @@ export class SizesForm {
     return this.prerendered.has(key) ? new URL(`${this.prefix}${key}.json`, document.baseURI).href : null;
   }
 
-  /** The figure shows `sizes` now: the boxes say so (but not while the reader types in one). */
+  /** The figure shows `sizes` now: the boxes say so, even the one the reader is in (a request answers the latest
+   * value typed, so it shows that value; sizes from the URL or a run of the editors show theirs). */
   show(sizes) {
     this.applied = { ...this.applied, ...(this.complete(sizes) || {}) };
     this.wanted = { ...this.applied };
-    this.inputs.forEach((input, i) => this.fields[i].show(this.applied[input.name]));
+    this.inputs.forEach((input, i) => {
+      const v = this.applied[input.name];
+      this.fields[i].show(v);
+      if (Number(input.value) !== v || input.value === '') input.value = String(v);
+    });
     this.form.dataset.applied = this.key(this.applied);
   }
 
@@ -82,12 +87,8 @@ export class SizesForm {
     this.form.setAttribute('aria-busy', busy ? 'true' : 'false');
   }
 
-  /** Show what is applied again in every box, even the one being typed in (after a request failed). */
+  /** Show what is applied again in every box (after a request failed). */
   revert() {
-    this.wanted = { ...this.applied };
-    this.inputs.forEach((input, i) => {
-      input.value = String(this.applied[input.name]);
-      this.fields[i].show(this.applied[input.name]);
-    });
+    this.show(this.applied);
   }
 }
