@@ -18,14 +18,14 @@ from ..progress import bar
 from ..runner import Source
 from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, render
 from .diagnostics import BuildError, Diagnostics
-from .extensions import contents, cuda, links, math, steps, toc, trace
+from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .isolated import Job, run_batches
 from .markdown import markdown
 
 WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
 PAGES = locations.PAGES
 MARKER = ".kernelviz-site"  # in every site we write; a folder without it is never replaced
-RESOLVE = (steps, trace, links, cuda, contents, toc)
+RESOLVE = (steps, trace, links, cuda, contents, references, toc)
 
 
 @dataclass

@@ -1,0 +1,153 @@
+"""Sources: a page cites a paper or post as a link to ``ref:KEY``, ``[FlashAttention-2](ref:fa2)``; the link goes to
+the page's References section, which lists every source the page cites, in the order first cited:
+
+    FlashAttention-2<sup>[1]</sup>  ->  <section class="kv-references"><h2 id="references">References</h2>
+                                        <ol><li id="ref-fa2">Tri Dao. <a href="https://…">FlashAttention-2: …</a>.
+                                        ICLR 2024.</li></ol></section>
+
+SOURCES is the one list of what the pages rest on (each URL is checked for form by the build's link check; nothing
+is fetched). A key not in it is a warning at the line that cites it. The section is a ``##`` heading, so the page's
+table of sections lists it (this extension resolves before ``toc``).
+"""
+
+from dataclasses import dataclass
+
+from markdown_it.common.utils import escapeHtml
+from markdown_it.token import Token
+
+PREFIX = "ref:"
+SECTION = "references"
+
+
+@dataclass(frozen=True)
+class Source:
+    authors: str
+    title: str
+    venue: str
+    url: str
+
+
+SOURCES = {
+    "attention": Source(
+        "Ashish Vaswani, Noam Shazeer, Niki Parmar, Jakob Uszkoreit, Llion Jones, Aidan N. Gomez, Łukasz Kaiser, "
+        "Illia Polosukhin",
+        "Attention Is All You Need",
+        "NeurIPS 2017",
+        "https://arxiv.org/abs/1706.03762",
+    ),
+    "online-softmax": Source(
+        "Maxim Milakov, Natalia Gimelshein",
+        "Online normalizer calculation for softmax",
+        "arXiv:1805.02867, 2018",
+        "https://arxiv.org/abs/1805.02867",
+    ),
+    "memory-efficient": Source(
+        "Markus N. Rabe, Charles Staats",
+        "Self-attention Does Not Need O(n²) Memory",
+        "arXiv:2112.05682, 2021",
+        "https://arxiv.org/abs/2112.05682",
+    ),
+    "fa1": Source(
+        "Tri Dao, Daniel Y. Fu, Stefano Ermon, Atri Rudra, Christopher Ré",
+        "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+        "NeurIPS 2022",
+        "https://arxiv.org/abs/2205.14135",
+    ),
+    "fa2": Source(
+        "Tri Dao",
+        "FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning",
+        "ICLR 2024",
+        "https://arxiv.org/abs/2307.08691",
+    ),
+    "flash-decoding": Source(
+        "Tri Dao, Daniel Haziza, Francisco Massa, Grigory Sizov",
+        "Flash-Decoding for long-context inference",
+        "Stanford CRFM blog, October 2023",
+        "https://crfm.stanford.edu/2023/10/12/flashdecoding.html",
+    ),
+    "cuda-guide": Source(
+        "NVIDIA",
+        "CUDA C++ Programming Guide: shared memory, synchronization and the memory hierarchy",
+        "NVIDIA documentation",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/",
+    ),
+}
+
+
+def plugin(md):
+    pass  # citations are CommonMark links; they are resolved in resolve
+
+
+def resolve(page, context):
+    """Point each ``ref:KEY`` link at its entry, number it, and append the References section to the page."""
+    page.references = []
+    for token in page.tokens:
+        if token.children:
+            token.children = _cite(token.children, token.map[0] + 1 if token.map else None, page, context)
+    if page.references:
+        page.tokens += section(page.references)
+
+
+UNKNOWN = object()
+
+
+def _cite(children, line, page, context):
+    """`children` (an inline token's) with each citation link pointed at its entry and followed by its number; an
+    unknown one warned about (at `line`, the block's, plus the line breaks before it) and made a span."""
+    out, open_links = [], []
+    for child in children:
+        if child.type in ("softbreak", "hardbreak") and line is not None:
+            line += 1
+        if child.type == "link_open":
+            href = child.attrGet("href")
+            key = href[len(PREFIX) :] if isinstance(href, str) and href.startswith(PREFIX) else None
+            if key is not None and key not in SOURCES:
+                known = ", ".join(sorted(SOURCES))
+                context.diagnostics.warn(page.file, line, f"unknown source {href!r}: cite one of {known}")
+                child.tag, child.attrs, key = "span", {"class": "kv-cite-unknown"}, UNKNOWN
+            elif key is not None:
+                if key not in page.references:
+                    page.references.append(key)
+                child.attrSet("href", f"#ref-{key}")
+                child.attrSet("class", "kv-cite")
+            open_links.append(key)
+        elif child.type == "link_close" and open_links:
+            key = open_links.pop()
+            if key is UNKNOWN:
+                child.tag = "span"
+            elif key is not None:
+                mark = Token("html_inline", "", 0)
+                mark.content = f"<sup>[{page.references.index(key) + 1}]</sup>"
+                out.append(mark)
+        out.append(child)
+    return out
+
+
+def section(keys):
+    """The tokens of the References section: a ## heading and the numbered list of `keys`' sources."""
+    heading_open = Token("heading_open", "h2", 1)
+    heading_open.attrSet("id", SECTION)
+    heading_open.markup = "##"
+    title = Token("inline", "", 0)
+    title.content = "References"
+    title.children = [_text("References")]
+    heading_close = Token("heading_close", "h2", -1)
+    items = "".join(entry(key) for key in keys)
+    listing = Token("html_block", "", 0)
+    listing.content = f'<ol class="kv-references">\n{items}</ol>\n'
+    return [heading_open, title, heading_close, listing]
+
+
+def entry(key):
+    """One source as a list item with the id citations link to."""
+    s = SOURCES[key]
+    return (
+        f'<li id="ref-{escapeHtml(key)}">{escapeHtml(s.authors)}. '
+        f'<a href="{escapeHtml(s.url)}">{escapeHtml(s.title)}</a>. {escapeHtml(s.venue)}.</li>\n'
+    )
+
+
+def _text(content):
+    token = Token("text", "", 0)
+    token.content = content
+    return token
