@@ -68,7 +68,15 @@ def main(args):
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)
         return 1
+    except OSError as e:  # a folder it cannot create or write (--out under /proc, read-only, ...)
+        print(f"kernelviz build: {os_error(e)}", file=sys.stderr)
+        return 2
     return 0
+
+
+def os_error(e):
+    """An OSError as one line naming the file, and what to check."""
+    return f"{e.strerror or e}: {e.filename} (choose --pages and --out folders that can be read and written)"
 
 
 def check(args):

@@ -22,13 +22,17 @@ def main(args):
         print(f"kernelviz serve: {mistake}", file=sys.stderr)
         return 2
     web_dist = args.web_dist or WEB_DIST
-    return serve(
-        args.pages,
-        args.out,
-        host=args.host,
-        port=args.port,
-        log=build.log,
-        strict=args.strict,
-        web_dist=web_dist,
-        limits=build.limits(args),
-    )
+    try:
+        return serve(
+            args.pages,
+            args.out,
+            host=args.host,
+            port=args.port,
+            log=build.log,
+            strict=args.strict,
+            web_dist=web_dist,
+            limits=build.limits(args),
+        )
+    except OSError as e:
+        print(f"kernelviz serve: {build.os_error(e)}", file=sys.stderr)
+        return 2

@@ -1,6 +1,8 @@
 """A mistake on the command line is one message on stderr and exit status 2, never a traceback: what was wrong
 (the argument, the file and line) and what would work. (trace's own mistakes: tests/attention/test_attention_cli.py.)"""
 
+from pathlib import Path
+
 import pytest
 
 from kernelviz.cli import main
@@ -57,3 +59,10 @@ def test_serve_refuses_a_port_out_of_range_before_building(tmp_path, capsys, por
     status, err = refused(capsys, "serve", "--pages", tmp_path, "--out", tmp_path / "site", "--port", port)
     assert status == 2 and f"argument --port: '{port}' is not a port: use 0 to 65535" in err
     assert not (tmp_path / "site").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc, where no folder can be made")
+def test_build_names_an_out_it_cannot_create(tmp_path, capsys):
+    (tmp_path / "a.md").write_text("---\ntitle: A\n---\n\nHello.\n")
+    status, err = refused(capsys, "build", "--pages", tmp_path, "--out", "/proc/kernelviz-nowhere/site")
+    assert status == 2 and "kernelviz build: No such file or directory: /proc/kernelviz-nowhere" in err

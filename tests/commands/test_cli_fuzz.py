@@ -32,14 +32,15 @@ def places(root):
     (root / "empty.py").write_text("")
     (root / "file.txt").write_text("a file\n")
     names = ["folder", "pages", "latin1", "good.py", "bad.py", "empty.py", "file.txt", "missing", "missing/x.json"]
-    return [str(root / n) for n in names] + ["", "-", "/", "out.json", "site"]
+    return [str(root / n) for n in names] + ["", "-", "/", "out.json", "site", "/proc/kernelviz-nowhere/out"]
 
 
 def grammar(paths):
     """{command: (positionals, {option: values})}; a flag's values are [None]."""
     sizes = {o: NUMBERS for o in ("--N", "--N-kv", "--d", "--Br", "--Bc", "--splits", "--batch-heads", "--seed")}
     flags = {"--causal": [None], "--json": [None]}
-    site = {"--pages": paths, "--out": paths, "--web-dist": paths, "--strict": [None]}
+    site = {"--out": paths, "--web-dist": paths, "--strict": [None]}
+    site |= {"--editor-seconds": NUMBERS + ["inf", "nan"], "--editor-memory-mb": NUMBERS}
     return {
         "trace": (
             ["standard", "fa1", "fa2", "flash-decoding", "fa3", "", "x"],
@@ -56,7 +57,8 @@ def grammar(paths):
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("fuzz")
-    return root, grammar(places(root))
+    paths = places(root)
+    return root, grammar(paths), paths
 
 
 @pytest.fixture
@@ -94,6 +96,8 @@ def command_line(command, world):
     if command == "trace":  # --N and --d, mostly small, so that most lines get past argparse
         size = st.one_of(st.sampled_from(["1", "3", "5"]), st.sampled_from(NUMBERS))
         required = st.tuples(size, size).map(lambda nd: ["--N", nd[0], "--d", nd[1]])
+    if command in ("build", "serve"):  # always --pages: the default is the whole textbook, minutes to build
+        required = st.sampled_from(world[2]).map(lambda pages: ["--pages", pages])
     stray = st.sampled_from([[], [], [], ["--bogus"]])
     parts = st.tuples(words, required, st.lists(pair, max_size=5), stray)
     return parts.map(lambda t: [command, *t[0], *t[1], *(w for p in t[2] for w in p), *t[3]])
