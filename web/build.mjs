@@ -3,7 +3,9 @@
 //                         shared chunks, so a page or the worker starts with one request per bundle, not two)
 //   dist/katex/           KaTeX's stylesheet and fonts (math is rendered at build time; this styles it)
 //   dist/build-time/      what only the site builder runs, never copied into a site: katex.min.js, the same KaTeX
-//                         build, which the builder runs in its embedded V8 (kernelviz/site/katex.py; no node)
+//                         build, which the builder runs in its embedded V8 (kernelviz/site/katex.py; no node),
+//                         and check-scene.js, the browser's Scene checker, which the builder runs on each page's
+//                         Scene (kernelviz/site/scenes.py)
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
 // browser check the same schema; import it as `kernelviz:validate-scene`.
@@ -61,4 +63,13 @@ await build({
   logLevel: 'warning',
 });
 copyAssets();
+await build({
+  entryPoints: [join(here, 'src', 'build-time', 'check-scene.js')],
+  outfile: join(dist, 'build-time', 'check-scene.js'),
+  bundle: true,
+  format: 'iife',
+  minify: true,
+  alias: { 'kernelviz:validate-scene': validator },
+  logLevel: 'warning',
+});
 console.log(`web: bundled ${entryPoints.length} entries into ${dist}`);

@@ -6,6 +6,7 @@ import difflib
 import math
 import re
 
+from . import bounds
 from .palette import PALETTE
 from .scene import CURRENT, Node
 
@@ -25,17 +26,38 @@ def _node(func, arg, value, kind):
     return value.ref()
 
 
-def number(func, arg, value, minimum=None):
-    """A finite number, or a scalar node holding one: its Scene value."""
+def number(func, arg, value, minimum=None, within=bounds.COORDINATE):
+    """A finite number `within` the Scene's bounds (and at least `minimum`), or a scalar node holding one within
+    them: its Scene value."""
     if isinstance(value, Node):
         ref = _node(func, arg, value, "scalar")
-        if not is_number(CURRENT.lookup(value)["value"]):
+        held = CURRENT.lookup(value)["value"]
+        if not is_number(held):
             raise TypeError(f"pie.{func}: {arg} must be a scalar node holding a number, got {value!r}")
+        in_range(func, f"{arg} ({value!r} holds {held!r})", held, within)
         return ref
     if not is_number(value):
         raise TypeError(f"pie.{func}: {arg} must be a number or a scalar node, got {value!r}")
     if minimum is not None and value < minimum:
         raise ValueError(f"pie.{func}: {arg} must be at least {minimum}, got {value!r}")
+    return in_range(func, arg, value, within)
+
+
+def in_range(func, arg, value, within):
+    """`value`, or a ValueError when it is outside the bounds `within` (what the browser can draw)."""
+    if not bounds.within(value, within):
+        raise ValueError(
+            f"pie.{func}: {arg} must be {bounds.describe(within)} (the most the figure can draw), got {value!r}"
+        )
+    return value
+
+
+def string(func, arg, value):
+    """A string of at most bounds.STRING characters."""
+    if len(value) > bounds.STRING:
+        raise ValueError(
+            f"pie.{func}: {arg} has {len(value):,} characters; the most a figure shows is {bounds.STRING:,}"
+        )
     return value
 
 
@@ -73,7 +95,7 @@ def label(func, arg, value):
         return _node(func, arg, value, "scalar")
     if not isinstance(value, str):
         raise TypeError(f"pie.{func}: {arg} must be a string or a scalar node, got {value!r}")
-    return value
+    return string(func, arg, value)
 
 
 def flag(func, arg, value):

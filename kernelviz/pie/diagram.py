@@ -9,7 +9,7 @@ onto the item's SVG element as ``data-kv`` (the HBM counter is the item with ``k
 
 import json
 
-from . import checks
+from . import bounds, checks
 from .scene import CURRENT, Node
 
 ITEM_DEFAULTS = {
@@ -26,6 +26,7 @@ ITEM_DEFAULTS = {
     "color": "#27272a",
 }
 NUMBERS, COLORS = ("x", "y", "w", "h", "font", "wrap"), ("fill", "stroke", "color")
+BOUNDS = {"font": bounds.FONT, "wrap": bounds.WRAP}  # the others: bounds.COORDINATE
 OPTIONAL = ("kv",)  # fields with no default: an item has them only where they are given
 
 
@@ -40,13 +41,13 @@ def field_value(func, where, key, value):
             raise TypeError(
                 f"pie.{func}: {arg} must be a finite number{' >= 0' if key in ('font', 'wrap') else ''}, got {value!r}"
             )
-        return value
+        return checks.in_range(func, arg, value, BOUNDS.get(key, bounds.COORDINATE))
     if key in COLORS:
         return checks.color(func, arg, value)
     if key in ("label", "kv"):
         if not isinstance(value, str) or (key == "kv" and not value):
             raise TypeError(f"pie.{func}: {arg} must be a {'non-empty ' if key == 'kv' else ''}string, got {value!r}")
-        return value
+        return checks.string(func, arg, value)
     return checks.flag(func, arg, value)
 
 
@@ -60,6 +61,8 @@ def parse_items(func, items_json):
             raise ValueError(f"pie.{func}: items_json is not valid JSON: {e}") from None
     if not isinstance(items, list):
         raise TypeError(f"pie.{func}: items_json must be a JSON array of items, got {type(items).__name__}")
+    if len(items) > bounds.ITEMS:
+        raise ValueError(f"pie.{func}: items_json has {len(items):,} items; a diagram draws at most {bounds.ITEMS:,}")
     out = []
     for i, item in enumerate(items):
         if not isinstance(item, dict):

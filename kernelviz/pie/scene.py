@@ -57,15 +57,21 @@ class Scene:
         if out is None:
             self._count += 1
             node_id = f"_{self._count}"
-        elif not isinstance(out, str) or not out or out.startswith("_"):
+        elif not isinstance(out, str) or not out or out.startswith("_") or len(out) > 10000:
             raise ValueError(f"pie.{func}: out must be a non-empty name not starting with '_', got {out!r}")
         else:
             node_id = out
             old = self.nodes.get(out)
             if old is not None and old["kind"] != kind:
                 raise ValueError(f"pie.{func}: out={out!r} names a {old['kind']} node; a {kind} cannot replace it")
+        from . import reuse  # (it reads the bounds from the schema, below)
+
+        if node_id not in self.nodes:
+            reuse.check_count(func, len(self.nodes))
         if node_id in SETTINGS:
-            _check_setting(func, node_id, kind, fields)
+            reuse.check_setting(func, node_id, kind, fields)
+        if node_id in self.nodes:
+            reuse.check_dependents(func, node_id, fields, self.nodes.values())
         self.nodes[node_id] = {"id": node_id, "kind": kind, **fields}
         return Node(node_id, kind)
 
@@ -84,14 +90,6 @@ class Scene:
 
     def to_json(self, indent=None):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-
-def _check_setting(func, name, kind, fields):
-    value = fields.get("value")
-    wants_color = name == "canvasColor"
-    if kind != "scalar" or isinstance(value, str) != wants_color:
-        what = "a color string" if wants_color else "a number"
-        raise ValueError(f"pie.{func}: the canvas setting {name!r} must be a scalar holding {what}")
 
 
 def schema():

@@ -1,14 +1,16 @@
 """The basic drawables. Every argument but a color can be a node: a scalar where a number goes, a point where a
 position goes. The Scene keeps the reference, so the renderer moves dependents when the node changes."""
 
-from . import checks
+from . import bounds, checks
 from .scene import CURRENT
 
 
 def scalar(value, out=None):
     """A value: a number, or a string (the canvas setting `canvasColor` holds a color string)."""
     if isinstance(value, str):
-        value = checks.color("scalar", "value", value) if out == "canvasColor" else value
+        value = (
+            checks.color("scalar", "value", value) if out == "canvasColor" else checks.string("scalar", "value", value)
+        )
     else:
         value = checks.number("scalar", "value", value)
     return CURRENT.add("scalar", "scalar", {"value": value}, out)
@@ -27,7 +29,7 @@ def text(label, x, y, size=12, stroke="#27272a", fill=None, out=None):
         "label": checks.label("text", "label", label),
         "x": checks.number("text", "x", x),
         "y": checks.number("text", "y", y),
-        "size": checks.number("text", "size", size, minimum=0),
+        "size": checks.number("text", "size", size, minimum=0, within=bounds.FONT),
         "stroke": checks.color("text", "stroke", stroke),
         "fill": checks.color("text", "fill", stroke if fill is None else fill),
     }

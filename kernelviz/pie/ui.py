@@ -11,6 +11,7 @@ bullet plays the first); ``at``, its loop indices (``{"i": 0, "j": 1}``, integer
 words (``"[KV loop: 1] load K1, V1"``).
 """
 
+from . import bounds, checks
 from .diagram import field_value, items_of
 from .scene import CURRENT
 
@@ -47,6 +48,7 @@ def _stagger(where, stagger, count):
         ok = ok and all(isinstance(x, int) and not isinstance(x, bool) for x in entry[1:])
         if not ok or not 0 <= entry[1] < entry[2]:
             raise ValueError(f"pie.ui.step_list: {at} must be [item, n, count] with 0 <= n < count, got {entry!r}")
+        checks.in_range("ui.step_list", f"{at} count", entry[2], (1, bounds.STAGGER))
         out.append([_index(at, entry[0], count), entry[1], entry[2]])
     return out
 
@@ -57,15 +59,17 @@ def _key(where, key):
             f"pie.ui.step_list: {where}.key must be a non-empty string without square brackets "
             f"(e.g. 'load K,V i=0 j=1'), got {key!r}"
         )
-    return key
+    return checks.string("ui.step_list", f"{where}.key", key)
 
 
 def _at(where, at):
-    ok = isinstance(at, dict) and all(isinstance(n, str) and n for n in at)
+    ok = isinstance(at, dict) and len(at) <= bounds.AT_NAMES and all(isinstance(n, str) and n for n in at)
     if not ok or not all(isinstance(v, int) and not isinstance(v, bool) for v in at.values()):
         raise TypeError(
             f"pie.ui.step_list: {where}.at must be a dict of loop indices, e.g. {{'i': 0, 'j': 1}}, got {at!r}"
         )
+    for name, value in at.items():
+        checks.in_range("ui.step_list", f"{where}.at[{name!r}]", value, bounds.INDEX)
     return dict(at)
 
 
@@ -81,7 +85,7 @@ def _step(k, step, count):
         )
     if not isinstance(step.get("label"), str):
         raise TypeError(f"pie.ui.step_list: {where}.label must be a string, got {step.get('label')!r}")
-    out = {"label": step["label"]}
+    out = {"label": checks.string("ui.step_list", f"{where}.label", step["label"])}
     if "key" in step:
         out["key"] = _key(where, step["key"])
     if "at" in step:
@@ -89,7 +93,7 @@ def _step(k, step, count):
     if "caption" in step:
         if not isinstance(step["caption"], str):
             raise TypeError(f"pie.ui.step_list: {where}.caption must be a string, got {step['caption']!r}")
-        out["caption"] = step["caption"]
+        out["caption"] = checks.string("ui.step_list", f"{where}.caption", step["caption"])
     for phase in PHASES:
         if phase in step:
             out[phase] = _diff(f"{where}.{phase}", step[phase], count)
@@ -103,5 +107,9 @@ def step_list(figure, steps, out=None):
     count = len(items_of("ui.step_list", figure))
     if not isinstance(steps, (list, tuple)) or not steps:
         raise TypeError(f"pie.ui.step_list: steps must be a non-empty list of steps, got {steps!r}")
+    if len(steps) > bounds.STEPS:
+        raise ValueError(
+            f"pie.ui.step_list: steps has {len(steps):,} steps; a step list plays at most {bounds.STEPS:,}"
+        )
     checked = [_step(k, s, count) for k, s in enumerate(steps)]
     return CURRENT.add("ui.step_list", "step_list", {"figure": figure.ref(), "steps": checked}, out)

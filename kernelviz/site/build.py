@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..progress import bar
 from ..runner import Source
-from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, render
+from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, render, scenes
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .isolated import Job, run_batches
@@ -77,6 +77,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     # run each page's editors, as the browser will, to embed the figure: in a child process per page, with limits
     stage("editors")
     run_editors(site, diagnostics, limits)
+    scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
 
     # resolve what depends on the figure, the files and the other pages
     stage("resolve")

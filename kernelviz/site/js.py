@@ -56,6 +56,18 @@ def load(path):
         raise BuildError(f"the build-time script {path} failed in V8: {e}") from e
 
 
+def runtime_script(web_dist, name, what):
+    """The build-time script `name` that the runtime at `web_dist` carries (``build-time/NAME``, made by
+    web/build.mjs); `what` names it in the BuildError raised when the runtime has none."""
+    path = Path(web_dist) / "build-time" / name
+    if not path.is_file():
+        raise BuildError(
+            f"{what} is not in the runtime: there is no {path}; rebuild the runtime (`make setup`, or "
+            "`cd web && npm ci && node build.mjs`)"
+        )
+    return path
+
+
 def call(function, argument):
     """Call the global JavaScript `function` with `argument` (JSON-able); it must return a JSON string, which is
     decoded. Raises BuildError with V8's message when the call throws."""

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import js
-from .diagnostics import BuildError
 
 WRAPPER = Path(__file__).with_name("katex_typeset.js")
 KATEX = Path("build-time") / "katex.min.js"  # relative to the runtime folder (web/dist)
@@ -28,13 +27,7 @@ class Typeset:
 
 def script(web_dist):
     """The KaTeX build the runtime at `web_dist` carries. Raises BuildError when it has none."""
-    path = Path(web_dist) / KATEX
-    if not path.is_file():
-        raise BuildError(
-            f"KaTeX is not in the runtime: there is no {path}; rebuild the runtime (`make setup`, or "
-            "`cd web && npm ci && node build.mjs`)"
-        )
-    return path
+    return js.runtime_script(web_dist, KATEX.name, "KaTeX")
 
 
 def typeset(formulas, web_dist, macros=None):

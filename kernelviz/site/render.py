@@ -33,10 +33,10 @@ def page_html(page, md, context, stylesheets=("main.css",)):
         f'<script type="module" src="assets/{escapeHtml(name)}.js"></script>' for name in page.meta.get("scripts", [])
     )
     data = ""
-    if scene is not None:
-        data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
-    elif page.failure:
+    if page.failure:
         data += f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
+    elif scene is not None:
+        data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'

@@ -25,7 +25,7 @@ __global__ void k(float* x) {
 @pytest.fixture(scope="session")
 def fake_dist(tmp_path_factory):
     """A stand-in for web/dist: the files a site needs, an `explorer` entry with its CSS, and the editors' bundle
-    (editors.js links its own editors.css), with the real KaTeX build the builder runs (math is typeset for real)."""
+    (editors.js links its own editors.css), with the real KaTeX build and Scene checker that the builder runs."""
     dist = tmp_path_factory.mktemp("dist")
     for name, text in {
         "main.js": "export {};\n",
@@ -39,8 +39,7 @@ def fake_dist(tmp_path_factory):
     }.items():
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text(text)
-    (dist / "build-time").mkdir()
-    shutil.copy2(WEB_DIST / "build-time" / "katex.min.js", dist / "build-time" / "katex.min.js")
+    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")
     return dist
 
 

@@ -86,3 +86,15 @@ def test_a_batch_runs_its_jobs_in_order_each_from_a_cleared_scene():
 def test_limits_are_checked(bad):
     with pytest.raises(ValueError, match="editor (time|memory) limit"):
         Limits(**bad)
+
+
+def test_a_scene_the_browser_would_refuse_is_a_warning_and_the_page_says_why(build_site, tmp_path):
+    source = page_with(
+        "scene = pie.scene\npie.scene = lambda: dict(scene(), settings=dict(scene()['settings'], unit=0))"
+    )
+    result, out = build_site({"p.md": source})
+    (w,) = result.warnings
+    assert "the browser cannot draw the Scene the editors made: scene.settings.unit must be >= 0.1" in w.message
+    assert "scene.settings.unit must be >= 0.1" in failure_of(out)
+    with pytest.raises(BuildError, match="the browser cannot draw"):
+        build_site({"p.md": source}, strict=True, out=tmp_path / "strict")

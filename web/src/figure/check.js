@@ -1,7 +1,9 @@
 // Is a Scene drawable? The JSON Schema (the validator generated from kernelviz/pie/scene.schema.json, the same file
-// pie checks against), then what a schema cannot say: every ref names a node of the right kind, and every step
-// names items its figure has. Returns null, or a message that names what is wrong.
+// pie checks against, with the bounds of what can be drawn in time), then what a schema cannot say: every ref
+// names a node of the right kind holding a value in bounds, and every step names items its figure has. Returns
+// null, or a message that names what is wrong.
 import validate from 'kernelviz:validate-scene';
+import schema from '../../../kernelviz/pie/scene.schema.json';
 
 const NUMBER_FIELDS = { point: ['x', 'y'], text: ['x', 'y', 'size'], rectangle: ['w', 'h'] };
 
@@ -27,9 +29,18 @@ function refChecker(byId) {
 const isNumber = Object.assign((n) => typeof n.value === 'number' && Number.isFinite(n.value), { what: 'a number' });
 const isString = Object.assign((n) => typeof n.value === 'string', { what: 'a color string' });
 
+/** A test that a referred scalar holds a number within the schema's bounds `name` ($defs), e.g. the unit. */
+function within(name) {
+  const { minimum, maximum } = schema.$defs[name];
+  const test = (n) => isNumber(n) && n.value >= minimum && n.value <= maximum;
+  return Object.assign(test, { what: `a number from ${minimum} to ${maximum}` });
+}
+const SETTING_TESTS = { canvasColor: isString, unit: within('unit'), gridOpacity: within('opacity') };
+
 function nodeProblems(node, byId, ref) {
   const at = `node "${node.id}" (${node.kind})`;
-  const problems = (NUMBER_FIELDS[node.kind] || []).map((f) => ref(node[f], 'scalar', `${at} ${f}`, isNumber));
+  const test = (f) => (node.kind === 'text' && f === 'size' ? within('font') : isNumber);
+  const problems = (NUMBER_FIELDS[node.kind] || []).map((f) => ref(node[f], 'scalar', `${at} ${f}`, test(f)));
   if (node.kind === 'text') problems.push(ref(node.label, 'scalar', `${at} label`));
   if (node.kind === 'rectangle') {
     if (Array.isArray(node.corner)) node.corner.forEach((v, i) => problems.push(ref(v, 'scalar', `${at} corner[${i}]`, isNumber)));
@@ -64,7 +75,7 @@ export function sceneProblem(scene) {
   }
   const ref = refChecker(byId);
   for (const [name, value] of Object.entries(scene.settings)) {
-    const problem = ref(value, 'scalar', `setting ${name}`, name === 'canvasColor' ? isString : isNumber);
+    const problem = ref(value, 'scalar', `setting ${name}`, SETTING_TESTS[name] || isNumber);
     if (problem) return problem;
   }
   for (const node of scene.nodes) {

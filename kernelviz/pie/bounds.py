@@ -1,0 +1,39 @@
+"""What the browser can draw in time, read from ``scene.schema.json`` (its one home): pie refuses anything beyond.
+
+The schema states each bound once; the browser's checker (web/src/figure/check.js) enforces it through the
+validator generated from the same file, and pie checks it here before a value enters the Scene, so the error names
+the call and the argument instead of the browser refusing the whole figure.
+"""
+
+from .scene import schema
+
+_SCHEMA = schema()
+_DEFS = _SCHEMA["$defs"]
+
+
+def _range(name):
+    return _DEFS[name]["minimum"], _DEFS[name]["maximum"]
+
+
+COORDINATE = _range("coordinate")  # every number of the Scene: positions, sizes, scalar values
+FONT = _range("font")  # a text's or an item's font size, px
+UNIT = _range("unit")  # the canvas unit, px per canvas unit
+OPACITY = _range("opacity")  # the grid opacity
+WRAP = _range("wrap")  # an item's wrap width, canvas units
+INDEX = _range("index")  # a step's loop indices (`at`)
+STAGGER = _DEFS["step"]["properties"]["stagger"]["items"]["items"]["maximum"]  # a stagger's n and count
+STRING = _DEFS["string"]["maxLength"]  # characters of a label, caption, key, id
+NODES = _SCHEMA["properties"]["nodes"]["maxItems"]
+ITEMS = _DEFS["diagram"]["properties"]["items"]["maxItems"]
+STEPS = _DEFS["step_list"]["properties"]["steps"]["maxItems"]
+AT_NAMES = _DEFS["step"]["properties"]["at"]["maxProperties"]
+
+
+def within(value, bounds):
+    low, high = bounds
+    return low <= value <= high
+
+
+def describe(bounds):
+    low, high = bounds
+    return f"between {low:g} and {high:g}"
