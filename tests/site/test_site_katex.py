@@ -1,5 +1,6 @@
-"""KaTeX in-process (the builder's embedded V8) against KaTeX under node, the way the site was typeset before:
-the same HTML, errors and warnings for every formula of every page, and for formulas that fail or warn."""
+"""KaTeX in-process (the builder's embedded V8, KaTeX's UMD build) against KaTeX under node (its ES-module build),
+the way the site was typeset before, with the same options and the palette's macros: the same HTML, errors and
+warnings for every formula of every page (none of which fails), and for formulas that fail or warn."""
 
 import json
 import shutil
@@ -8,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kernelviz.site import js, katex, pages
+from kernelviz.site import js, katex, pages, palette
 from kernelviz.site.build import PAGES, WEB_DIST
 from kernelviz.site.diagnostics import BuildError, Diagnostics
 from kernelviz.site.extensions import math
@@ -30,13 +31,17 @@ def page_formulas():
     return found
 
 
-def node_typeset(formulas):
+def node_typeset(formulas, macros):
     node = shutil.which("node")
     if node is None or not KATEX_MJS.is_file():
         pytest.skip("node and web/node_modules (make setup) are needed to compare with KaTeX under node")
-    payload = json.dumps([{"tex": tex, "display": display} for tex, display in formulas])
+    payload = json.dumps({"items": [{"tex": tex, "display": display} for tex, display in formulas], "macros": macros})
     done = subprocess.run(
-        [node, str(NODE_SCRIPT), str(KATEX_MJS)], input=payload, capture_output=True, text=True, check=True
+        [node, str(NODE_SCRIPT), str(KATEX_MJS), str(katex.WRAPPER)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return json.loads(done.stdout)
 
@@ -45,8 +50,13 @@ def test_every_formula_of_every_page_is_typeset_as_node_typesets_it():
     formulas = page_formulas()
     assert len(formulas) > 50  # the pages are full of math: a parse that found none would pass vacuously
     formulas += EXTRA
-    expected = node_typeset(formulas)
-    got = katex.typeset(formulas, WEB_DIST)
+    macros = palette.macros()
+    expected = node_typeset(formulas, macros)
+    got = katex.typeset(formulas, WEB_DIST, macros)
+    failed = [tex for (tex, _), result in zip(formulas[: -len(EXTRA)], got, strict=False) if result.error]
+    assert failed == []  # equal errors would be a vacuous agreement
+    coloured = [r for (tex, _), r in zip(formulas, got, strict=True) if "\\kv" in tex]
+    assert coloured and all('class="enclosing kv-c-' in r.html for r in coloured)  # the macros were honoured
     for (tex, _), mine, theirs in zip(formulas, got, expected, strict=True):
         assert mine.html == theirs.get("html"), tex
         assert mine.error == theirs.get("error"), tex
