@@ -63,6 +63,46 @@ class RunResult:
         return asdict(self)
 
 
+OUTPUT_LIMIT = 200_000  # characters kept of what the editors print (each stream): more would take a page down
+
+
+class _Capture(io.TextIOBase):
+    """A text stream that keeps the first `limit` characters written to it and counts the rest, so an editor that
+    prints a gigabyte costs neither the memory nor the page that would show it. `cut(since)` is what was kept since
+    position `since` (a `tell()`), with a note of how much was cut after it."""
+
+    def __init__(self, limit=OUTPUT_LIMIT):
+        self.limit, self.kept, self.cut_chars = limit, [], 0
+        self.size = 0
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        text = str(text)
+        room = max(self.limit - self.size, 0)
+        if len(text) > room:
+            self.cut_chars += len(text) - room
+            text = text[:room]
+        if text:
+            self.kept.append(text)
+            self.size += len(text)
+        return len(text)
+
+    def tell(self):
+        return self.size, self.cut_chars
+
+    def cut(self, since=(0, 0)):
+        kept, cut = since
+        text = "".join(self.kept)[kept:]
+        if self.cut_chars > cut:
+            text += f"\n… [output cut: {self.cut_chars - cut:,} more characters not shown]\n"
+        return text
+
+    def getvalue(self):
+        return self.cut()
+
+
 def _filenames(sources):
     """A distinct filename per editor, for tracebacks: its name where it has one."""
     names = []
@@ -95,7 +135,7 @@ def run(sources, sizes=None, *, interrupts=True):
     _sizes.give(sizes)
     filenames = _filenames(sources)
     namespace = {"__name__": "__main__", "__builtins__": builtins, "pie": pie}
-    stdout, stderr, outputs = io.StringIO(), io.StringIO(), []
+    stdout, stderr, outputs = _Capture(), _Capture(), []
     pie.clear()
     for i, (source, filename) in enumerate(zip(sources, filenames, strict=True)):
         lines = source.code.splitlines(keepends=True)
@@ -107,7 +147,7 @@ def run(sources, sizes=None, *, interrupts=True):
         except BaseException as exc:  # noqa: BLE001 - the reader's code may raise anything, SystemExit included
             if isinstance(exc, KeyboardInterrupt) and interrupts:
                 raise
-            outputs.append(stdout.getvalue()[before:])
+            outputs.append(stdout.cut(before))
             editor, line, trimmed = _locate(exc, filenames)
             editor = i if editor is None else editor
             failed = sources[editor]
@@ -116,5 +156,5 @@ def run(sources, sizes=None, *, interrupts=True):
             message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
             error = RunError(editor, name, line, file_line, type(exc).__name__, message, trimmed)
             return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs, _sizes.used())
-        outputs.append(stdout.getvalue()[before:])
+        outputs.append(stdout.cut(before))
     return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs, _sizes.used())

@@ -48,3 +48,17 @@ def test_output_before_an_error_is_kept():
 def test_system_exit_is_an_error_not_an_exit():
     result = run(["raise SystemExit(3)"])
     assert result.error.kind == "SystemExit"
+
+
+def test_what_the_editors_print_is_kept_up_to_a_limit_with_a_note_of_what_was_cut():
+    from kernelviz.runner import OUTPUT_LIMIT
+
+    result = run(["for _ in range(100_000):\n    print('x' * 999)", "print('second')"])
+    assert result.ok
+    first, second = result.outputs
+    assert first.startswith("x" * 999 + "\n") and len(first) < OUTPUT_LIMIT + 100
+    assert first.endswith(f"… [output cut: {100_000 * 1000 - OUTPUT_LIMIT:,} more characters not shown]\n")
+    assert second.startswith("\n… [output cut: 7 more characters")  # nothing more fits: said, not silently lost
+    assert result.stdout.startswith(first[:OUTPUT_LIMIT]) and "output cut" in result.stdout
+    small = run(["print('a')", "print('b')"])
+    assert small.outputs == ["a\n", "b\n"] and small.stdout == "a\nb\n"

@@ -15,7 +15,7 @@ Each job is one ``runner.run(sources, **options)`` from a cleared scene; a batch
   gets ``STARTUP`` seconds to start, before its first job's time begins).
 - memory: the child's address space is capped at ``memory_mb`` (RLIMIT_AS): an allocation beyond it is a
   MemoryError at its line.
-- output: each captured stream is cut to ``OUTPUT_LIMIT`` characters, with a note saying how much was cut.
+- output: the runner keeps ``runner.OUTPUT_LIMIT`` characters of each stream, with a note saying how much was cut.
 
 A child that ends before answering (``os._exit``, a signal, the kernel's OOM killer) gives its job a RunError with
 no line (``editor`` None) saying so; the batch's later jobs run in a fresh child. ``KeyboardInterrupt`` raised by an
@@ -34,7 +34,6 @@ from dataclasses import asdict, dataclass, field
 
 from ..runner import RunError, RunResult, Source
 
-OUTPUT_LIMIT = 200_000  # characters kept of each captured stream (stdout, stderr, each editor's output)
 GRACE = 3.0  # seconds past the time limit before a child that ignores its alarm is killed
 STARTUP = 15.0  # seconds more for a child's first job: starting Python and importing the runner, on a busy machine
 
@@ -193,13 +192,6 @@ def _result(data):
     )
 
 
-def _cut(text, limit=OUTPUT_LIMIT):
-    """`text`, or its first `limit` characters and a note of how many were cut."""
-    if len(text) <= limit:
-        return text
-    return text[:limit] + f"\n… [output cut: {len(text) - limit:,} more characters not shown]\n"
-
-
 def _alarm(seconds):
     def raise_timeout(signum, frame):
         raise EditorTimeout(f"the editors ran past the time limit ({seconds:g} s)")
@@ -244,8 +236,6 @@ def _answer(run, sources, options, limits):
     if result.error is not None and result.error.kind == "MemoryError" and not result.error.message:
         result.error.message = f"the editors used more than the memory limit ({limits['memory_mb']} MB)"
     data = result.to_dict()
-    data["stdout"], data["stderr"] = _cut(result.stdout), _cut(result.stderr)
-    data["outputs"] = [_cut(text) for text in result.outputs]
     try:
         return json.dumps(data, allow_nan=False)
     except (ValueError, TypeError, RecursionError) as exc:

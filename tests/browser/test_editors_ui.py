@@ -375,3 +375,24 @@ def test_brackets_close_and_escape_then_tab_leaves(page, site):
     page.keyboard.press("Tab")
     assert code_of(page, 0) == "f(x)"
     assert not content.evaluate("el => el.contains(document.activeElement)")
+
+
+def test_huge_output_and_a_diagram_too_large_cannot_take_the_tab_down(page, site):
+    """100 MB printed: the page shows the first part and a note of what was cut, stays responsive, and keeps the
+    reader's edit; a diagram beyond the drawable count is refused by pie at its line, and the figure stays."""
+    open_page(page, site)
+    huge = "print('x' * 100_000_000)\n"
+    set_code(page, 1, huge + site["kernel"])
+    click_and_wait(page, 1, "run")
+    shown = editor(page, 1).locator(".kv-editor-stdout").inner_text()
+    assert "output cut: 99,800,001 more characters not shown" in shown and len(shown) < 300_000
+    tick, step = page.evaluate(RESPONSIVE)
+    assert tick < 100 and step == 3
+    page.reload()
+    open_page(page, site)
+    assert code_of(page, 1) == huge + site["kernel"]  # the edit is kept
+    before = figure_state(page)
+    set_code(page, 1, "pie.diagram([{}] * 6000)\n")
+    click_and_wait(page, 1, "run")
+    assert "items_json has 6,000 items; a diagram draws at most 5,000" in message(page, 1).inner_text()
+    assert figure_state(page) == before

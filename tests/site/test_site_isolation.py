@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from kernelviz.runner import Source
+from kernelviz.runner import OUTPUT_LIMIT, Source
 from kernelviz.site import isolated
 from kernelviz.site.diagnostics import BuildError
 from kernelviz.site.isolated import Job, Limits, run_batches, run_isolated
@@ -71,9 +71,9 @@ def test_an_editor_that_ignores_its_alarm_is_killed_after_the_grace(monkeypatch)
 def test_huge_output_is_cut_with_a_note():
     result = run_isolated([Source("print('x' * 3_000_000)")], FAST)
     assert result.ok
-    assert len(result.stdout) < isolated.OUTPUT_LIMIT + 200 and result.stdout.startswith("x" * 1000)
+    assert len(result.stdout) < OUTPUT_LIMIT + 200 and result.stdout.startswith("x" * 1000)
     assert "output cut: 2,800,001 more characters not shown" in result.stdout
-    assert len(result.outputs[0]) < isolated.OUTPUT_LIMIT + 200
+    assert len(result.outputs[0]) < OUTPUT_LIMIT + 200
 
 
 def test_a_batch_runs_its_jobs_in_order_each_from_a_cleared_scene():
