@@ -49,6 +49,7 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
       python(),
       syntaxHighlighting(highlight),
       lintGutter(),
+      EditorView.lineWrapping, // long lines (comments) wrap at the column's width: no sideways scroll
       editing,
       Prec.highest(keymap.of(runKeys)),
       theme,

@@ -1,7 +1,7 @@
 // A Diagram node: one <g data-item="i"> per item, in order. An item is a box (x, y) bottom-left, w × h, drawn as a
 // <rect> with its label centred in it; a box of size 0 draws only its label at (x, y); a `line` item is a segment
 // from (x, y) to (x + w, y + h). `font` is px (at least the `minFont` drawn with, so that a figure zoomed out stays
-// legible); `wrap` > 0 wraps the label at that many canvas units.
+// legible); `wrap` > 0 wraps the label at that many canvas units. A box's label fits the box (label.js).
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
 // changed, reusing elements, so a frame of an animation costs what moves in it. Colours may be palette names ("@q",
 // see paint). An item's `kv` names what it shows for the page: its <text> carries it as data-kv (e.g. the HBM
@@ -64,7 +64,9 @@ export class DiagramView {
     }
     if (it.label || it.kv) part.text ||= el('text', {}, part.g);
     if (it.label) {
-      setLabel(part.text, it.label, (it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit, Math.max(it.font, minFont), it.wrap * unit);
+      const [cx, cy] = [(it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit];
+      const box = isBox ? [Math.abs(it.w * unit), Math.abs(it.h * unit)] : null;
+      setLabel(part.text, it.label, cx, cy, Math.max(it.font, minFont), it.wrap * unit, box, minFont);
       paint(part.text, 'fill', it.color);
       show(part.text, true);
     } else if (part.text) {

@@ -1,11 +1,23 @@
 // A text label of the canvas: centred on a point, one line or wrapped into tspans. Always text, never markup.
+// A label that names a box fits it, for any Scene: drawn as asked when it fits; else wrapped between words at the
+// box's width; else shrunk, never below the smallest legible size; else turned a quarter (a tall, narrow box);
+// else moved out, under the box (data-fit="out"). The <text> says which with data-fit: fits, wrap, shrink, turn,
+// out. `fitLabel` is the rule; `setLabel` draws what it gives.
 import { el, px, set } from './svg.js';
 import { measure, wrapLines } from './wrap.js';
 
 const LINE_EM = 1.2;
+const PAD = 1; // px between a label and its box's edge, on each side
+const GLYPH_EM = 1.15; // the height of one line of glyphs as drawn (ascent and descent), in em
 
 function linesOf(label, wrapPx, font) {
   return wrapPx > 0 || label.includes('\n') ? wrapLines(label, wrapPx, font) : [label];
+}
+
+/** [width, height] px of `lines` at `font` px. */
+function sizeOf(lines, font) {
+  const height = ((lines.length - 1) * LINE_EM + GLYPH_EM) * font;
+  return [Math.max(...lines.map((line) => measure(line, font))), height];
 }
 
 /** [width, height] px of `label` at `font` px, wrapped at `wrapPx` (0: only at its own line breaks). */
@@ -14,15 +26,45 @@ export function labelSize(label, font, wrapPx) {
   return [Math.max(...lines.map((line) => measure(line, font))), lines.length * LINE_EM * font];
 }
 
-/** Show `label` in the <text> `node` centred at (cx, cy) px; `wrapPx` > 0 wraps it at that width. */
-export function setLabel(node, label, cx, cy, font, wrapPx) {
-  set(node, 'x', px(cx));
-  set(node, 'y', px(cy));
-  set(node, 'font-size', font);
-  const key = `${label}|${font}|${wrapPx}`;
+/**
+ * How `label` fits a box of `boxW` × `boxH` px at `font` px (never under `floor` px), wrapped at `wrapPx` when the
+ * Scene asks: {lines, font, fit: 'fits' | 'wrap' | 'shrink' | 'turn' | 'out'}. Without a box (0 × 0) it is drawn as
+ * asked.
+ */
+export function fitLabel(label, font, wrapPx, boxW = 0, boxH = 0, floor = 0) {
+  const asked = linesOf(label, wrapPx, font);
+  if (!(boxW > 0 && boxH > 0)) return { lines: asked, font, fit: 'fits' };
+  const [W, H] = [boxW - 2 * PAD, boxH - 2 * PAD];
+  const inside = (lines, size, w = W, h = H) => {
+    const [lw, lh] = sizeOf(lines, size);
+    return lw <= w && lh <= h;
+  };
+  if (inside(asked, font)) return { lines: asked, font, fit: 'fits' };
+  const wrapped = wrapLines(label, W, font);
+  if (inside(wrapped, font)) return { lines: wrapped, font, fit: 'wrap' };
+  const least = Math.min(Math.max(floor, 1), font);
+  const [lw, lh] = sizeOf(asked, font);
+  const shrunk = font * Math.min(W / lw, H / lh);
+  if (shrunk >= least) return { lines: asked, font: Math.floor(shrunk * 100) / 100, fit: 'shrink' };
+  const turned = Math.min(font * Math.min(H / lw, W / lh), font);
+  if (H > W && turned >= least) return { lines: asked, font: Math.floor(turned * 100) / 100, fit: 'turn' };
+  return { lines: asked, font: least, fit: 'out' };
+}
+
+/**
+ * Show `label` in the <text> `node` centred at (cx, cy) px at `font` px; `wrapPx` > 0 wraps it at that width.
+ * `box` [w, h] px: the box it names, which it fits (see fitLabel), never under `floor` px.
+ */
+export function setLabel(node, label, cx, cy, font, wrapPx, box = null, floor = 0) {
+  const [boxW, boxH] = box || [0, 0];
+  const key = `${label}|${font}|${wrapPx}|${boxW}|${boxH}|${floor}`;
   if (node.$text !== key) {
     node.$text = key;
-    const lines = linesOf(label, wrapPx, font);
+    const fitted = fitLabel(label, font, wrapPx, boxW, boxH, floor);
+    node.$fit = fitted;
+    set(node, 'font-size', fitted.font);
+    set(node, 'data-fit', box ? fitted.fit : null);
+    const { lines } = fitted;
     if (lines.length === 1) {
       node.textContent = lines[0];
     } else {
@@ -33,5 +75,10 @@ export function setLabel(node, label, cx, cy, font, wrapPx) {
       });
     }
   }
+  const { fit, font: size, lines } = node.$fit;
+  const y = fit === 'out' ? cy + boxH / 2 + PAD + sizeOf(lines, size)[1] / 2 : cy; // moved out: just under the box
+  set(node, 'x', px(cx));
+  set(node, 'y', px(y));
+  set(node, 'transform', fit === 'turn' ? `rotate(-90 ${px(cx)} ${px(y)})` : null);
   for (const span of node.children) set(span, 'x', px(cx));
 }

@@ -1,0 +1,76 @@
+"""Text fits its box, in Chromium, over every figure the built pages draw, at every step, at two window sizes: the
+label of every diagram box is drawn inside the box (as drawn on screen, turned or not), or moved out under it,
+clear of it (data-fit="out"). Whatever the pages draw: the check reads the SVG, not a list of labels."""
+
+import pytest
+
+from tests.browser.test_controls_ranges import PAGES
+
+FIGURE_PAGES = [name for name in PAGES if name != "overview"]
+SIZES = [(1600, 1000), (1024, 768)]
+
+OVERFLOWS = """async () => {
+  const figure = document.getElementById('kv-figure');
+  figure.dataset.duration = '1';
+  const steps = Math.max(figure.querySelectorAll('.kv-step-items button').length, 1);
+  const out = [];
+  for (let k = 0; k < steps; k++) {
+    await kernelviz.goTo(k);
+    await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    for (const g of figure.querySelectorAll('g[data-item]')) {
+      const rect = g.querySelector(':scope > rect');
+      const text = g.querySelector(':scope > text');
+      if (!rect || !text || !text.textContent.trim()) continue;
+      if (rect.getAttribute('display') === 'none' || text.getAttribute('display') === 'none') continue;
+      const r = rect.getBoundingClientRect();
+      const t = text.getBoundingClientRect();
+      const tol = 0.5;
+      const inside =
+        t.left >= r.left - tol && t.right <= r.right + tol && t.top >= r.top - tol && t.bottom <= r.bottom + tol;
+      const clear = text.dataset.fit === 'out' && t.top >= r.bottom - tol;
+      if (!inside && !clear) {
+        out.push({ step: k, item: g.dataset.item, label: text.textContent, fit: text.dataset.fit || null,
+          text: [t.width, t.height].map(Math.round), box: [r.width, r.height].map(Math.round) });
+      }
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("name", FIGURE_PAGES)
+def test_every_box_label_fits_its_box_at_every_step(page, site_url, name, size):
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{site_url}/{name}.html")
+    page.wait_for_selector("#kv-figure svg g[data-item] text")
+    overflows = page.evaluate(OVERFLOWS)
+    assert overflows == [], f"{name}: {len(overflows)} labels overflow their box, e.g. {overflows[:5]}"
+    assert page.errors == []
+
+
+def test_fitting_wraps_shrinks_turns_or_moves_out_as_the_box_allows(page, site_url):
+    """The rule on one scene of four boxes, each allowing one way, in a frame that sets the zoom near 1 (so the
+    smallest legible size is near 11 px: the shrunk label stays above it, the turned one would not)."""
+    item = dict(fill="#eeeeee", stroke="#333333", font=16, wrap=0, line=False, color="#000000")
+    frame = dict(item, x=-6, y=-4, w=12, h=8, fill="none", label="")
+    boxes = [
+        dict(item, x=-5, y=1, w=1.6, h=2, label="two words"),  # too wide on one line: wraps
+        dict(item, x=-2, y=1, w=1.35, h=0.6, label="×0.1353"),  # one word, a little too wide: shrinks
+        dict(item, x=1, y=-2, w=0.45, h=3, label="m_local"),  # tall and narrow: turns a quarter
+        dict(item, x=3, y=1, w=0.15, h=0.15, label="much too long"),  # nothing legible fits: out, under it
+    ]
+    scene = {
+        "version": 1,
+        "canvas": {"side": "right"},
+        "settings": {"unit": 40, "gridOpacity": 0, "canvasColor": "#ffffff", "originX": 0, "originY": 0},
+        "nodes": [{"id": "d", "kind": "diagram", "items": [frame, *boxes]}],
+    }
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    page.goto(f"{site_url}/flash-attention-2.html")
+    page.wait_for_selector("#kv-figure svg")
+    assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
+    fits = page.locator("#kv-figure g[data-item] text").evaluate_all("(ts) => ts.map((t) => t.dataset.fit)")
+    assert fits == ["wrap", "shrink", "turn", "out"]
+    assert page.locator("#kv-figure g[data-item='1'] text tspan").count() == 2
+    assert page.evaluate(OVERFLOWS) == []
