@@ -39,9 +39,16 @@ def test_no_kernel_page_scrolls_sideways(page, site_url, built_site):
         assert page.evaluate(SIDEWAYS) == [], name
 
 
-def test_a_long_comment_wraps_in_the_editor(page, site_url):
+LONGEST_LINE = """() => { const views = window.kernelvizEditors.editors.map((e) => e.view);
+  const lines = views.flatMap((v) => [...v.contentDOM.querySelectorAll('.cm-line')].map((line) => [v, line]));
+  const [view, line] = lines.reduce((a, b) => (b[1].textContent.length > a[1].textContent.length ? b : a));
+  return { chars: line.textContent.length * view.defaultCharacterWidth, width: view.contentDOM.clientWidth,
+    height: line.getBoundingClientRect().height, lineHeight: view.defaultLineHeight }; }"""
+
+
+def test_the_longest_line_of_an_editor_wraps(page, site_url):
     open_all(page, site_url, "flash-attention-2")
-    line = page.locator(".kv-editor .cm-line", has_text="# Drawing helpers.").first
-    box = line.bounding_box()
-    height = page.evaluate("parseFloat(getComputedStyle(document.querySelector('.kv-editor .cm-line')).lineHeight)")
-    assert box["height"] > 1.5 * height  # more than one line of text
+    page.wait_for_function("window.kernelvizEditors")
+    line = page.evaluate(LONGEST_LINE)
+    assert line["chars"] > line["width"], f"no line long enough to need wrapping: {line}"
+    assert line["height"] > 1.5 * line["lineHeight"], line  # more than one line of text
