@@ -30,3 +30,42 @@ HBM_BYTES = """() => {
   const m = /\\d+/.exec(t.textContent);
   return m ? Number(m[0]) : null;
 }"""
+
+
+# Plays every step (reduced motion: each is drawn at once) and measures what is displayed, in client px.
+MEASURE_EVERY_STEP = """async () => {
+  const host = document.getElementById('kv-figure');
+  const svg = host.querySelector('svg');
+  const last = host.querySelectorAll('.kv-step-items button').length - 1;
+  let box = null, smallest = Infinity;
+  const outside = [];
+  for (let k = 0; k <= last; k++) {
+    await window.kernelviz.goTo(k);
+    const zoom = svg.getScreenCTM().a;
+    const c = svg.getBoundingClientRect(); // (playing a step may scroll the page to its bullet)
+    for (const el of svg.querySelectorAll('.kv-nodes :is(rect, line, text, circle)')) {
+      if (el.closest('[display="none"]')) continue;
+      const b = el.getBoundingClientRect();
+      if (b.width === 0 && b.height === 0) continue;
+      if (b.left < c.left - 0.5 || b.top < c.top - 0.5 || b.right > c.right + 0.5 || b.bottom > c.bottom + 0.5)
+        outside.push(`step ${k}: ${el.tagName} ${el.textContent}`.trim());
+      const [l, t, r, d] = [b.left - c.left, b.top - c.top, b.right - c.left, b.bottom - c.top];
+      box = box ? [Math.min(box[0], l), Math.min(box[1], t), Math.max(box[2], r), Math.max(box[3], d)] : [l, t, r, d];
+      if (el.tagName === 'text') smallest = Math.min(smallest, parseFloat(el.getAttribute('font-size')) * zoom);
+    }
+  }
+  const c = svg.getBoundingClientRect();
+  const drawing = [box[2] - box[0], box[3] - box[1]];
+  return { canvas: [c.width, c.height], drawing, outside, smallest, steps: last + 1 };
+}"""
+
+
+def fit_problems(m):
+    """What is wrong with the fit measured by MEASURE_EVERY_STEP: the drawing fills under 70 % of the canvas's
+    width and height, something drawn falls outside the canvas, or a label renders under 11 px."""
+    fill = max(m["drawing"][0] / m["canvas"][0], m["drawing"][1] / m["canvas"][1])
+    problems = [f"the drawing fills {fill:.0%} of the canvas {m['canvas']}"] if fill < 0.7 else []
+    problems += [f"drawn outside the canvas: {what}" for what in m["outside"][:5]]
+    if m["smallest"] < 11 - 0.01:
+        problems.append(f"a label renders at {m['smallest']:.2f} px")
+    return problems
