@@ -66,6 +66,14 @@ def shared_bytes(kernel, tiles, d):
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
 
 
+def host_formulas(kernel):
+    """{name: C expression over a page's figure sizes (N, Bc, splits, ...)} of the kernel arguments the host derives
+    from them, under the names the kernel uses: flash decoding's S, the keys per split (split_size)."""
+    if kernel == "flash_decoding":
+        return {"S": "(N + splits - 1)/splits", "n_splits": "splits"}
+    return {}
+
+
 def check_shared_memory(launch, limit):
     """Raise SharedMemoryError, naming the launch and both numbers, if `launch` needs more than `limit` bytes."""
     if launch.shared_bytes > limit:

@@ -1,7 +1,7 @@
 // Online softmax with its output, in one pass (Milakov and Gimelshein, 2018), in float32: the loop of the Online
 // softmax page, and the loop at the heart of every Flash Attention kernel.
 //
-// One block per row: block row reads its N scores x and the rows of V in tiles of B, and keeps three carries in
+// One block per row: block row reads its N scores x and the rows of V in tiles of Bc, and keeps three carries in
 // SRAM: the running max m, the running sum d = sum_c e^(x_c - m) (the page's d') and the output
 // o = sum_c e^(x_c - m) v_c / d (the page's o'), kept normalized after every tile. When a tile brings a larger
 // score, factor = e^(m_old - m_new) moves what came before onto the new max. o is written to HBM once, at the end.
@@ -14,17 +14,17 @@
 #endif
 
 // region: setup
-template <int B, int D>
+template <int Bc, int D>
 __global__ void online_softmax(const float* X, const float* V, float* O, float* m_out, float* d_out, int N) {
     int row = blockIdx.x, tid = threadIdx.x;
     X += (long)row*N; V += (long)row*N*D;               // this block's row of scores and its values
     O += (long)row*D; m_out += row; d_out += row;
 
-    // SRAM: one tile of scores and values, and the carries, 4*(B + B*D + D + 3) bytes
-    __shared__ float xi[B], vi[B][D];
+    // SRAM: one tile of scores and values, and the carries, 4*(Bc + Bc*D + D + 3) bytes
+    __shared__ float xi[Bc], vi[Bc][D];
     __shared__ float m, d, factor, o[D];
 
-    int T = (N + B - 1)/B;                              // tiles of the row
+    int T = (N + Bc - 1)/Bc;                              // tiles of the row
     // endregion
 
     // region: init
@@ -35,8 +35,8 @@ __global__ void online_softmax(const float* X, const float* V, float* O, float* 
     // endregion
 
     for (int i = 0; i < T; i++) {
-        int col0 = i*B;                                 // first score of this tile
-        int cols = min(B, N - col0);                    // the last tile can be short
+        int col0 = i*Bc;                                 // first score of this tile
+        int cols = min(Bc, N - col0);                    // the last tile can be short
         // region: load
         // HBM -> SRAM: xi, vi = x[col0 : col0 + cols], V[col0 : col0 + cols]
         for (int c = tid; c < cols; c += blockDim.x) xi[c] = X[col0 + c];

@@ -189,6 +189,7 @@ def _result(data):
         data["stderr"],
         RunError(**error) if error else None,
         data["outputs"],
+        data.get("sizes", {}),
     )
 
 

@@ -8,8 +8,9 @@ figure recorded indices) gets them from its label: ``i = K``, ``j = K`` and ``s 
 `notes(source, numbers, at, sizes)` reads the declarations on the lines shown: a name the step fixes gets
 ``i = 0``; a name declared from an expression over the step's indices (``int col0 = j*Bc;``) gets that expression
 with the indices put in, and its value when the sizes (figure contract D: N, Br, Bc, ...) give every name in it:
-``col0 = 1*Bc = 4``. Expressions are the kernels' integer arithmetic: + - * / % (C's division of non-negative
-numbers), parentheses, min and max.
+``col0 = 1*Bc = 4``; so, in turn, does a declaration over those (``col0 = n_start + 1*Bc = 4``, with
+``n_start = 0*S = 0`` above it). Expressions are the kernels' integer arithmetic: + - * / % (C's division of
+non-negative numbers), parentheses, min and max.
 """
 
 import ast
@@ -41,16 +42,21 @@ def banner(at):
 def notes(source, numbers, at, sizes):
     """{line number: [(name, expression with the indices put in, value or None), ...]} for the lines `numbers` of
     `source` (a scope.Source) that declare a name the step fixes or an expression over its indices."""
-    out = {}
+    out, known, noted = {}, {**sizes, **at}, set(at)
     for n in numbers:
         text = code(source.line(n).text)
         inits = initializers(text)
         for name in declares(text):
             if name in at:
                 out.setdefault(n, []).append((name, str(at[name]), at[name]))
-            elif name in inits and set(re.findall(r"[A-Za-z_]\w*", inits[name])) & set(at):
-                expr = inits[name]
-                out.setdefault(n, []).append((name, substitute(expr, at), evaluate(expr, {**sizes, **at})))
+            elif name in inits and (over := set(re.findall(r"[A-Za-z_]\w*", inits[name]))) & noted:
+                value = evaluate(inits[name], known)
+                if value is None and not over & set(at):
+                    continue  # over noted names only: worth a note when it has a value
+                out.setdefault(n, []).append((name, substitute(inits[name], at), value))
+                noted.add(name)
+                if value is not None:
+                    known[name] = value
     return out
 
 

@@ -117,7 +117,7 @@ def test_online_softmax_without_the_rescale_is_caught():
 
 
 def test_online_softmax_reading_past_the_row_is_caught():
-    source = plant("online_softmax", "int cols = min(B, N - col0);", "int cols = min(B, N - col0 + 1);")
+    source = plant("online_softmax", "int cols = min(Bc, N - col0);", "int cols = min(Bc, N - col0 + 1);")
     failed = failures("online_softmax", source)  # the last row reads X[N] and V[N]: the guard zone's NaN
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)
 

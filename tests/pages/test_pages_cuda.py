@@ -117,7 +117,8 @@ def test_fa1_blocks_show_the_tile_they_work_on(site):
     col0 = re.compile(r'data-name="col0" data-expr="[^"]*">// ([^<]*)<')
     notes = {a["data-at"]: col0.findall(inner) for a, inner in blocks(page)
              if "data-at" in a and "j" in json.loads(a["data-at"])}  # fmt: skip
-    assert {tuple(v) for v in notes.values()} >= {("col0 = 0*Bc",), ("col0 = 1*Bc",)}
+    assert {v[0].partition(" = ")[2].partition(" =")[0] for v in notes.values()} == {"0*Bc", "1*Bc"}
+    assert {"col0 = 1*Bc = 4", "col0 = 0*Bc = 0"} == {v[0] for v in notes.values()}  # Bc = 4 in the figure
 
 
 @pytest.mark.skipif(nvrtc.version() is None, reason="NVRTC is missing: pip install cuda-bindings nvidia-cuda-nvrtc")
@@ -145,3 +146,22 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
         name = next(p.name for p in plan if p.name.startswith(f"{launch}<"))
         built = nvrtc.build(kernel, [p.name for p in plan], compile.ARCHS[-1])
         assert value == built.rows[name].shared_bytes, (path.name, expr, name)
+
+
+def test_flash_decoding_blocks_compute_the_split_and_tile_from_the_host_formulas(site):
+    """S, the keys per split, is the host's ceil(N / splits) (data-host, for the browser too); with it the split's
+    first key and the tile's first key get their values: N = 16 keys in 2 splits of S = 8, tiles of Bc = 4."""
+    page = site["flash-decoding.html"]
+    notes = set(re.findall(r'<span class="kv-note" data-name="[^"]+" data-expr="[^"]*">// ([^<]*)<', page))
+    assert {"n_start = 0*S = 0", "col0 = n_start + 1*Bc = 4", "n_end = min(n_start + S, N) = 8"} <= notes
+    hosts = {a.get("data-host") for a, _ in blocks(page) if a["data-cite"].startswith("flash_decoding.cu#split")}
+    assert hosts == {json.dumps(kernels.host_formulas("flash_decoding"), separators=(",", ":"))}
+    assert step_at_eval(kernels.host_formulas("flash_decoding")["S"], {"N": 17, "splits": 3}) == kernels.split_size(
+        17, 3
+    )
+
+
+def step_at_eval(expr, values):
+    from kernelviz.site.step_at import evaluate
+
+    return evaluate(expr, values)

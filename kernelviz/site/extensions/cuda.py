@@ -3,7 +3,8 @@ Its code is the cited region of ``kernelviz/cuda/FILE.cu``, shown with the lines
 loops and function around it and the declarations of the names it uses, the lines between elided: regions.excerpt),
 highlighted, collapsed under "CUDA implementation", with a link to its place on the whole kernel's page:
 
-    <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'>
+    <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'
+             [data-host='{"S":"(N + splits - 1)/splits"}']>      (kernel arguments the host derives from the sizes)
       <summary>CUDA implementation</summary> [<p class="kv-cuda-title">…</p>]
       <p class="kv-cuda-where"><a href="fa2.cu.html#load_kv">fa2.cu, lines 45–52</a> in the whole kernel</p>
       <pre class="kv-code kv-cuda-code">…lines (site.cuda_code), context lines kv-context, the region's kv-region</pre>
@@ -21,7 +22,7 @@ import json
 
 from markdown_it.common.utils import escapeHtml
 
-from ...cuda import regions
+from ...cuda import kernels, regions
 from .. import cuda_code, step_at
 from ..tokens import walk
 from . import fence_info, steps
@@ -91,7 +92,13 @@ def _render(page, attrs, body, line, context):
     data += f' data-cite="{escapeHtml(cite)}"'
     if at:
         data += f" data-at='{escapeHtml(json.dumps(at, separators=(',', ':')))}'"
+    kernel = next((k for k, f in kernels.FILES.items() if f == excerpt.filename), None)
+    host = kernels.host_formulas(kernel)
+    if host and at:
+        data += f" data-host='{escapeHtml(json.dumps(host, separators=(',', ':')))}'"
     sizes = dict(getattr(page.run, "sizes", None) or {})
+    sizes.update({name: step_at.evaluate(expr, sizes) for name, expr in host.items()})
+    sizes = {name: v for name, v in sizes.items() if v is not None}
     return _details(excerpt, attrs.get("title"), data, at, sizes)
 
 

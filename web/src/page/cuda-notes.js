@@ -73,10 +73,22 @@ export function appliedSizes(form) {
   return sizes;
 }
 
-/** Recompute the notes of `root` at `sizes`. */
+/** Recompute the notes of `root` at `sizes`, block by block: with the arguments the host derives from the sizes
+ * (data-host) and the step's indices (data-at), each note's value carried to the notes after it, as the builder
+ * does (kernelviz/site/step_at.py). */
 export function updateNotes(root, sizes) {
-  for (const note of root.querySelectorAll('.kv-note[data-expr]')) {
-    note.textContent = noteText(note.dataset.name, note.dataset.expr, sizes);
+  for (const block of root.querySelectorAll('.kv-cuda[data-at]')) {
+    const known = { ...sizes };
+    for (const [name, expr] of Object.entries(JSON.parse(block.dataset.host || '{}'))) {
+      const v = evaluate(expr, sizes);
+      if (v !== null) known[name] = v;
+    }
+    Object.assign(known, JSON.parse(block.dataset.at));
+    for (const note of block.querySelectorAll('.kv-note[data-expr]')) {
+      note.textContent = noteText(note.dataset.name, note.dataset.expr, known);
+      const v = evaluate(note.dataset.expr, known);
+      if (v !== null) known[note.dataset.name] = v;
+    }
   }
 }
 
