@@ -24,7 +24,7 @@ editor is an error like any other here (the runner re-raises it only for the bro
 
 import json
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -72,8 +72,13 @@ def run_batches(batches, limits=None):
     """Run each batch (a list of Jobs) in a child of its own, side by side. Returns a list of lists of RunResult,
     in the order given. Never raises for what the editors do."""
     limits = limits or Limits()
-    children = [_Child(batch, limits) for batch in batches]
-    return [child.collect() for child in children]
+    children = []
+    try:
+        children += [_Child(batch, limits) for batch in batches]
+        return [child.collect() for child in children]
+    finally:  # also on Ctrl-C in the builder: no child is left running (they are in sessions of their own)
+        for child in children:
+            child.stop()
 
 
 def run_isolated(sources, limits=None, **options):
@@ -89,7 +94,7 @@ class _Child:
         self._start(self.jobs)
 
     def _start(self, jobs):
-        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _stop, after the child ends
+        self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed by stop(), after the child ends
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         limits = json.dumps({"seconds": self.limits.seconds, "memory_mb": self.limits.memory_mb})
         self.process = subprocess.Popen(
@@ -120,28 +125,29 @@ class _Child:
                 results.append(_result(json.loads(line)))
             except (TypeError, ValueError, KeyError):  # no line (the child stopped), or not one of ours
                 results.append(_failed(self._why_stopped()))
-                self._stop()
+                self.stop()
                 if len(results) < len(self.jobs):
                     self._start(self.jobs[len(results) :])
-        self._stop()
+        self.stop()
         return results
 
     def _next_line(self, seconds):
         """The next result line, or None when the child ends or takes longer than `seconds` (then it is killed)."""
         deadline = time.monotonic() + seconds
         fd = self.process.stdout.fileno()
-        while b"\n" not in self.buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self.timed_out = True
-                return None
-            ready, _, _ = select.select([fd], [], [], left)
-            if ready:
-                chunk = os.read(fd, 1 << 20)
-                if not chunk:
-                    self.timed_out = False
+        with selectors.DefaultSelector() as selector:  # not select(): a serving process may hold fds past 1024
+            selector.register(fd, selectors.EVENT_READ)
+            while b"\n" not in self.buffer:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    self.timed_out = True
                     return None
-                self.buffer += chunk
+                if selector.select(left):
+                    chunk = os.read(fd, 1 << 20)
+                    if not chunk:
+                        self.timed_out = False
+                        return None
+                    self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
         return line
 
@@ -153,7 +159,7 @@ class _Child:
                 f"the editors ran past the time limit ({self.limits.seconds:g} s) and did not stop when interrupted; "
                 "the process running them was killed"
             )
-        self._stop()
+        self.stop()
         code = self.process.returncode
         if code < 0:
             how = f"was killed by signal {signal.Signals(-code).name}"
@@ -163,7 +169,7 @@ class _Child:
             how = f"exited with status {code} (os._exit or a crash)"
         return f"the process running the editors {how} before they finished" + (f": {self.tail}" if self.tail else "")
 
-    def _stop(self):
+    def stop(self):
         """Kill the child if it still runs, and keep the last line it wrote on stderr (`tail`)."""
         if self.stderr.closed:
             return

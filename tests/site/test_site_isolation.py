@@ -98,3 +98,21 @@ def test_a_scene_the_browser_would_refuse_is_a_warning_and_the_page_says_why(bui
     assert "scene.settings.unit must be >= 0.1" in failure_of(out)
     with pytest.raises(BuildError, match="the browser cannot draw"):
         build_site({"p.md": source}, strict=True, out=tmp_path / "strict")
+
+
+def test_an_interrupted_build_leaves_no_child_running(monkeypatch):
+    started = []
+    real_start = isolated._Child._start
+
+    def start(self, jobs):
+        real_start(self, jobs)
+        started.append(self.process)
+
+    def interrupted(self):
+        raise KeyboardInterrupt  # Ctrl-C while the builder waits for the first child
+
+    monkeypatch.setattr(isolated._Child, "_start", start)
+    monkeypatch.setattr(isolated._Child, "collect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        run_batches([[Job(["while True: pass"])], [Job(["while True: pass"])]], FAST)
+    assert len(started) == 2 and all(p.poll() is not None for p in started)
