@@ -80,10 +80,12 @@ def parse_ptxas(log):
 
 def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
     """Compile `kernel`'s .cu (or `source`, its text) for `archs`; return its Rows, sorted. Raises RuntimeError
-    with nvcc's message when nvcc is missing or the compile fails."""
+    with nvcc's message when nvcc or its host compiler is missing or the compile fails."""
     exe = nvcc()
     if exe is None:
         raise RuntimeError("nvcc is not installed: install the CUDA toolkit (it compiles without a GPU)")
+    if shutil.which("gcc") is None:  # nvcc's host compiler, which it looks for on PATH
+        raise RuntimeError(f"nvcc ({exe}) needs its host compiler, gcc, on PATH (Debian: apt-get install g++)")
     path = kernels.FOLDER / kernels.FILES[kernel]
     source = path.read_text() if source is None else source
     names = instances(kernel, head_dims)

@@ -11,6 +11,7 @@ where its rows came from, and a checked-in table whose .cu files changed since i
 import hashlib
 import json
 import re
+import shutil
 from dataclasses import asdict, dataclass
 
 from . import compile, kernels, nvrtc
@@ -35,14 +36,15 @@ def digests():
 
 
 def live():
-    """The Tables of the compilers present (NVRTC, nvcc), compiled now or found in the build cache; [] if none.
+    """The Tables of the compilers present (NVRTC; nvcc, when gcc, its host compiler, is on PATH too), compiled now
+    or found in the build cache; [] if none.
     Raises RuntimeError when a present compiler fails on a kernel."""
     found = []
     if nvrtc.version() is not None:
         major, minor = nvrtc.version()
         found.append(Table(f"NVRTC {major}.{minor}", nvrtc.build_all(), "compiled for this build"))
     exe = compile.nvcc()
-    if exe is not None:
+    if exe is not None and shutil.which("gcc") is not None:  # without its host compiler nvcc cannot build
         m = re.search(r"release [\d.]+, V([\d.]+)", compile.cache.version(exe))
         found.append(Table(f"nvcc {m.group(1) if m else ''}".strip(), compile.compile_all(), "compiled for this build"))
     return found

@@ -137,3 +137,11 @@ def test_serve_serves_flash_attention_2_with_math_and_figure(fresh, page, outsid
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_verify_compile_without_a_host_compiler_says_so(fresh):
+    venv, env, cwd = fresh
+    done = kernelviz(fresh, "verify", "--compile", "--no-run", check=False)
+    said = done.stdout + done.stderr
+    assert done.returncode != 0 and "Traceback" not in said
+    assert "nvcc is not installed" in said or "gcc, on PATH" in said  # whichever is missing first
