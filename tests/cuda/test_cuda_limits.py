@@ -70,3 +70,15 @@ def test_the_cpu_shim_refuses_a_grid_the_gpu_would():
     q, k, v = qkv(65536, 1, 1, decode=True)
     with pytest.raises(ValueError, match="grid.y"):
         cpu.run("flash_decoding", q, k, v, tiles=(1, 1))
+
+
+@needs_nvrtc
+@pytest.mark.parametrize("kernel", kernels.KERNELS)
+def test_every_default_launch_fits_the_registers_of_what_nvrtc_builds(kernel):
+    """The launches the GPU makes by default (kernels.GPU_THREADS threads) at each head dimension the tests use,
+    built together as test_cuda_nvrtc builds them (one cached build per architecture)."""
+    plans = {d: kernels.plan(kernel, 2, 130, d, n_splits=2) for d in (16, 64, 128)}
+    limits = nvrtc.thread_limits(kernel, [launch.name for launches in plans.values() for launch in launches])
+    for d, launches in plans.items():
+        assert {launch.name for launch in launches} <= set(limits)
+        kernels.plan(kernel, 2, 130, d, n_splits=2, thread_limits=limits)  # raises ThreadLimitError if not
