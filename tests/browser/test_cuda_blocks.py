@@ -1,7 +1,7 @@
 """The CUDA blocks in the browser: their step's values follow the sizes the reader picks, and the whole kernel is one
 click away."""
 
-from kernel_pages import open_figure, without_python
+from figure_page import open_figure, without_python
 
 
 def test_the_step_values_follow_the_sizes_the_figure_shows(page, site_url):
