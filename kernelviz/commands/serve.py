@@ -32,6 +32,7 @@ def main(args):
             strict=args.strict,
             web_dist=web_dist,
             limits=build.limits(args),
+            progress=True,
         )
     except OSError as e:
         print(f"kernelviz serve: {build.os_error(e)}", file=sys.stderr)
