@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..progress import bar
 from ..runner import Source
-from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, render, scenes
+from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, prerender, render, scenes
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .isolated import Job, run_batches
@@ -78,6 +78,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     stage("editors")
     run_editors(site, diagnostics, limits)
     scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
+    scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms\' scenes (figure contract D)
 
     # resolve what depends on the figure, the files and the other pages
     stage("resolve")
@@ -104,12 +105,14 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     }
     viewed = kernel_views(context, diagnostics, assets.stylesheets(web_dist, []))
     html.update(viewed)
+    html.update(scene_files)
     stage("write")
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
     assets.copy(web_dist, staging / "assets")
     for name, text in html.items():
+        (staging / name).parent.mkdir(parents=True, exist_ok=True)
         (staging / name).write_text(text, encoding="utf-8")
     (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
     stage("links")

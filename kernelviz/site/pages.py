@@ -18,7 +18,15 @@ import yaml
 
 from .diagnostics import BuildError
 
-FIELDS = {"title": str, "nav": int, "prerequisites": list, "scripts": list, "trace": dict}
+FIELDS = {
+    "title": str,
+    "nav": int,
+    "prerequisites": list,
+    "scripts": list,
+    "trace": dict,
+    "sizes": dict,
+    "prerender": dict,
+}
 
 
 @dataclass

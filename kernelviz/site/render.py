@@ -57,11 +57,13 @@ def page_html(page, md, context, stylesheets=("main.css",)):
 
 
 def figure_html(page):
-    """The figure's box (pages with editors): named for the page, and a target of the skip link."""
+    """The figure's box (pages with editors): named for the page, and a target of the skip link; it holds the size
+    form first, when the page has one."""
     if not page.editors:
         return ""
     label = escapeHtml(f"Figure: {page.title}")
-    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}"></aside>'
+    form = getattr(page, "sizes_form", "")  # the size form, on a page with one (site.prerender)
+    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{form}</aside>'
 
 
 def skip_link(page):

@@ -1,0 +1,159 @@
+"""The size form beside a kernel figure, and the scenes prerendered for it (figure contract D).
+
+A page whose kernel asks for its sizes (``figlib.sizes(N=8, Br=4, Bc=4)``: the run's ``sizes``) and whose front
+matter gives the form's ranges, in the kernel's order,
+
+    sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max]
+    prerender: {Br: [2, 4], Bc: [2, 4]}             # optional: only these values of these sizes are prerendered
+
+gets in its figure's box the form
+
+    <form class="kv-sizes" data-scenes="scenes/SLUG/" data-prerendered='["N8-Br4-Bc4", ...]'>
+      <label>N <input name="N" type="number" min="1" max="24" step="1" value="8"></label> ...</form>
+
+and the files ``scenes/SLUG/N8-Br4-Bc4.json`` (name=value pairs in the form's order, joined by ``-``), each the
+Scene the runner draws at those sizes, exactly what the page would embed. Prerendered: every combination within the
+ranges (and `prerender`'s values) whose tiles, ceil(N / B) for each size B named ``B...``, and whose ``splits`` are
+at most ``TILES`` (and splits at most the tiles), and that the kernel draws without an error; the kernel's own sizes
+always. Other sizes in range are drawn by Python in the browser.
+
+Scenes are cached under the hash of what draws them (the page's editors, the sizes, the source of the runner, pie
+and figlib) in ``CACHE`` ($KERNELVIZ_CACHE, else ~/.cache/kernelviz), so a rebuild runs only what changed; the
+runs themselves go to child processes (``isolated.run_batches``), a batch per CPU.
+"""
+
+import hashlib
+import itertools
+import json
+import math
+import os
+from pathlib import Path
+
+from ..runner import Source
+from .isolated import Job, run_batches
+
+TILES = 6  # the most tiles (ceil(N / B)) or splits a prerendered combination has
+PACKAGE = Path(__file__).resolve().parents[1]
+CACHE = Path(os.environ.get("KERNELVIZ_CACHE") or Path.home() / ".cache" / "kernelviz") / "scenes"
+
+
+def name(sizes):
+    """The file name (without .json) of the scene at `sizes`: 'N8-Br4-Bc4'."""
+    return "-".join(f"{k}{v}" for k, v in sizes.items())
+
+
+def form_spec(page, diagnostics):
+    """{name: (min, max)} of `page`'s form, checked against the sizes its kernel asked for; None (with a warning
+    when the front matter and the kernel disagree) when the page has no form."""
+    ranges, asked = page.meta.get("sizes"), dict(getattr(page.run, "sizes", None) or {})
+    if ranges is None or page.run is None or not page.run.ok:
+        return None
+    problem = None
+    if list(ranges) != list(asked):
+        problem = f"names {', '.join(map(str, ranges))}, but the kernel's sizes() names {', '.join(asked) or 'none'}"
+    else:
+        for n, r in ranges.items():
+            ok = isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) and v >= 1 for v in r)
+            if not ok or not r[0] <= asked[n] <= r[1]:
+                problem = f"{n} must be [min, max], whole numbers >= 1 around the kernel's {n} = {asked[n]}; got {r!r}"
+                break
+    if problem:
+        diagnostics.warn(page.file, page.meta_line, f"front matter sizes: {problem}")
+        return None
+    return {n: tuple(r) for n, r in ranges.items()}
+
+
+def combinations(defaults, ranges, only=None, tiles=TILES):
+    """The sizes to prerender (dicts in the form's order): see the module docstring. `only`: {name: [values]}."""
+    only = only or {}
+    values = [[v for v in range(lo, hi + 1) if n not in only or v in only[n]] for n, (lo, hi) in ranges.items()]
+    out = [dict(defaults)]
+    for combo in itertools.product(*values):
+        sizes = dict(zip(ranges, combo, strict=True))
+        blocks = [math.ceil(sizes.get("N", 1) / v) for n, v in sizes.items() if n.startswith("B")]
+        splits = sizes.get("splits", 1)  # a split needs a tile of its own
+        if max([*blocks, splits]) <= tiles and splits <= min(blocks, default=splits) and sizes != defaults:
+            out.append(sizes)
+    return out
+
+
+def _digest(page):
+    """What the page's scenes depend on besides their sizes: its editors and the drawing code."""
+    h = hashlib.sha256()
+    for e in page.editors:
+        h.update(e.code.encode())
+    drawing = [*(PACKAGE / "pie").glob("*.py"), *(PACKAGE / "pie").glob("*.json"), *(PACKAGE / "figlib").glob("*.py")]
+    for path in sorted([PACKAGE / "runner.py", *drawing]):
+        h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def _cached(key):
+    path = CACHE / f"{key}.json"
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def _keep(key, text):
+    try:
+        CACHE.mkdir(parents=True, exist_ok=True)
+        tmp = CACHE / f".{key}.{os.getpid()}"
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(CACHE / f"{key}.json")
+    except OSError:
+        pass  # a cache that cannot be written only makes the next build slower
+
+
+def prerender(site, diagnostics, limits=None):
+    """Prerender the scenes of every page of `site` with a size form. Sets ``page.sizes_form`` (the form's HTML)
+    and returns {path in the site: JSON text} of the scene files."""
+    files, todo = {}, []
+    for page in site:
+        page.sizes_form = ""
+        ranges = form_spec(page, diagnostics)
+        if ranges is None:
+            continue
+        defaults, digest = dict(page.run.sizes), _digest(page)
+        wanted = combinations(defaults, ranges, page.meta.get("prerender"))
+        drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
+        for sizes in wanted[1:]:
+            key = hashlib.sha256((digest + json.dumps(sizes)).encode()).hexdigest()[:32]
+            text = _cached(key)
+            if text is None:
+                todo.append((page, sizes, key, drawn))
+            else:
+                drawn[name(sizes)] = text
+        page.prerendered = (ranges, defaults, wanted, drawn)
+    if todo:
+        batches = [todo[n :: min(4, os.cpu_count() or 1)] for n in range(min(4, os.cpu_count() or 1))]
+        jobs = [[Job([Source(e.code, p.file, e.first_line) for e in p.editors], {"sizes": s}) for p, s, _, _ in b]
+                for b in batches]  # fmt: skip
+        for batch, results in zip(batches, run_batches(jobs, limits), strict=True):
+            for (_, sizes, key, drawn), result in zip(batch, results, strict=True):
+                text = json.dumps(result.scene, separators=(",", ":")) if result.ok else ""
+                _keep(key, text)  # a combination the kernel refuses is remembered as such
+                drawn[name(sizes)] = text
+    for page in site:
+        if getattr(page, "prerendered", None) is None:
+            continue
+        ranges, defaults, wanted, drawn = page.prerendered
+        names = [name(s) for s in wanted if drawn.get(name(s))]
+        for n in names:
+            files[f"scenes/{page.slug}/{n}.json"] = drawn[n]
+        page.sizes_form = form_html(page.slug, ranges, defaults, names)
+    return files
+
+
+def form_html(slug, ranges, defaults, names):
+    """The size form (see the module docstring)."""
+    inputs = "".join(
+        f'<label>{n} <input name="{n}" type="number" min="{lo}" max="{hi}" step="1" value="{defaults[n]}"></label>'
+        for n, (lo, hi) in ranges.items()
+    )
+    listed = json.dumps(names, separators=(",", ":"))
+    return (
+        f'<form class="kv-sizes" data-scenes="scenes/{slug}/" data-prerendered=\'{listed}\' '
+        f'aria-label="Sizes of the figure">{inputs}</form>'
+    )
