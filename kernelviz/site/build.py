@@ -78,7 +78,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     stage("editors")
     run_editors(site, diagnostics, limits)
     scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
-    scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms\' scenes (figure contract D)
+    scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms' scenes (figure contract D)
 
     # resolve what depends on the figure, the files and the other pages
     stage("resolve")
