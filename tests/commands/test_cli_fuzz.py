@@ -50,7 +50,7 @@ def grammar(paths):
         "build": ([], site),
         "serve": ([], {**site, "--port": NUMBERS + ["65536", "65535", "0"], "--host": ["::1", "nohost", ""]}),
         "verify": ([], {"--compile": [None], "--no-run": [None], "--backend": ["auto", "gpu", "cpu", "tpu", ""]}),
-        "bench": (["nope", "site.py", "../x", "", *NUMBERS], {"-h": [None]}),
+        "bench": (["nope", "site.py", "../x", "", "--", *NUMBERS], {"-h": [None]}),
     }
 
 
