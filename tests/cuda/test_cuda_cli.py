@@ -36,3 +36,15 @@ def test_verify_without_a_gpu_says_why(capsys, monkeypatch):
     monkeypatch.setenv("KERNELVIZ_REQUIRE_GPU", "1")
     assert main(["verify"]) == 1
     assert "no GPU path: CuPy does not import (test)" in capsys.readouterr().out
+
+
+def test_verify_on_auto_says_why_it_runs_on_the_cpu(capsys, monkeypatch):
+    from kernelviz.cuda import launch, verify
+
+    monkeypatch.setattr(launch, "problem", lambda: "CuPy sees no NVIDIA GPU")
+    backends = []
+    monkeypatch.setattr(verify, "checks", lambda backend, *a, **k: backends.append(backend) or [])
+    monkeypatch.delenv("KERNELVIZ_REQUIRE_GPU", raising=False)
+    assert main(["verify"]) == 0
+    assert backends == ["cpu"]
+    assert "no GPU path (CuPy sees no NVIDIA GPU): running on the CPU shim" in capsys.readouterr().out
