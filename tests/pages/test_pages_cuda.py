@@ -96,8 +96,8 @@ def step_list(page_html):
     return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
 
 
-@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1"])
-def test_every_step_has_its_cuda_block_with_its_own_indices(site, slug):
+@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"])
+def test_every_step_of_every_kernel_page_has_its_cuda_block_with_its_own_indices(site, slug):
     page = site[f"{slug}.html"]
     steps = step_list(page)
     bound = {int(a["data-step"]): (a, inner) for a, inner in blocks(page) if "data-step" in a}
