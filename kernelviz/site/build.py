@@ -16,7 +16,20 @@ from pathlib import Path
 
 from ..progress import bar
 from ..runner import Source
-from . import assets, katex, kernel_pages, linkcheck, locations, nav, pages, palette, prerender, render, scenes
+from . import (
+    assets,
+    katex,
+    kernel_pages,
+    library_page,
+    linkcheck,
+    locations,
+    nav,
+    pages,
+    palette,
+    prerender,
+    render,
+    scenes,
+)
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .isolated import Job, run_batches
@@ -106,6 +119,8 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     viewed = kernel_views(context, diagnostics, assets.stylesheets(web_dist, []))
     html.update(viewed)
     html.update(scene_files)
+    library = library_page.pages(site, context, assets.stylesheets(web_dist, []))  # figlib.html, when used
+    html.update(library)
     stage("write")
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -116,7 +131,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
         (staging / name).write_text(text, encoding="utf-8")
     (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
     stage("links")
-    linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in viewed)], diagnostics)
+    linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in [*viewed, *library])], diagnostics)
 
     try:
         diagnostics.fail_if_strict(strict)

@@ -9,14 +9,15 @@ browser when the reader edits them). Each renders as
 (on one line). The <pre> is focusable, so a keyboard reader reaching it loads the editors at once as a click does
 (main.js listens for focusin); the editor that replaces it takes the focus. The page lists them as JSON in
 ``#kv-editors``: ``[{"title", "code", "first_line"}]``, `first_line` being the line of the page file where the code
-starts, so errors point into the page.
+starts, so errors point into the page. Above the first editor that imports ``kernelviz.figlib``, a link "Library
+source" opens the library's own source, read-only (site.library_page).
 """
 
 from dataclasses import dataclass
 
 from markdown_it.common.utils import escapeHtml
 
-from .. import highlight
+from .. import highlight, library_page
 from . import fence_info
 
 
@@ -45,11 +46,18 @@ def _collect(state):
             continue
         title = attrs.get("title") or f"Editor {len(editors) + 1}"
         editor = Editor(len(editors), title, token.content, token.map[0] + 2)
-        editors.append(editor)
         escaped = escapeHtml(editor.title)
-        token.meta["html"] = (
+        first = library_page.uses_library(editor.code) and not any(library_page.uses_library(e.code) for e in editors)
+        link = (
+            f'<p class="kv-library"><a href="{library_page.OUTPUT}">Library source</a>: the figure library these '
+            "editors draw with, read-only</p>\n"
+            if first
+            else ""
+        )
+        token.meta["html"] = link + (
             f'<div class="kv-editor" data-editor="{editor.index}" data-title="{escaped}">'
             f'<pre class="kv-code" tabindex="0" role="region" aria-label="Python editor: {escaped}">'
             f"{highlight.python(editor.code)}</pre></div>\n"
         )
+        editors.append(editor)
     state.env["editors"] = editors
