@@ -44,9 +44,16 @@ def applied_expression(page, control):
     pytest.fail(f"no probe of what {control.evaluate('(el) => el.outerHTML')} applies: add one to APPLIED")
 
 
+# A size of the figure that was not prerendered is applied once Python has drawn it: a cold Pyodide, on 2 cores.
+SLOW_MS = {".kv-sizes input": 180_000}
+
+
 def wait_applied(page, control, expression, value):
+    slow = [ms for selector, ms in SLOW_MS.items() if control.evaluate("(el, s) => el.matches(s)", selector)]
     page.wait_for_function(
-        f"([el, want]) => Math.abs(({expression}) - want) < 1e-9", arg=[control.element_handle(), value], timeout=3000
+        f"([el, want]) => Math.abs(({expression}) - want) < 1e-9",
+        arg=[control.element_handle(), value],
+        timeout=max(slow, default=3000),
     )
 
 
