@@ -32,7 +32,7 @@ def shape(slot, held, at=None, size=None, **fields):
     if held is None:
         return item()
     (cx, cy), (w, h) = at or (slot.x, slot.y), size or (slot.w, slot.h)
-    label = held["label"] if not slot.cells and slot.memory != "reg" or slot.w >= 0.5 else ""
+    label = held["label"] if slot.w >= 0.5 and not slot.cells else ""  # a narrow slot: its caption names it
     drawn = item(cx - w / 2, cy - h / 2, w, h, held["fill"], held["stroke"], label, slot.font)
     return {**drawn, **fields}
 
