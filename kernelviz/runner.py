@@ -8,6 +8,10 @@ runs this file unchanged), so it imports nothing but the standard library, pie a
     result.sizes   # the sizes the kernel drew at (figlib.sizes), {} when it asked for none
     result.scene   # the Scene dict, or None when an editor failed
     result.error   # None, or where it failed: editor index, line in the editor, line in its file, traceback
+
+What the editors print is kept up to ``OUTPUT_LIMIT`` characters a stream, then a note says how much was cut (a page
+that prints a gigabyte must not take the reader's tab, nor the builder's memory). The runner sets no time or memory
+limit itself: the browser's worker is stopped from the page, and the builder runs it in a child (site.isolated).
 """
 
 import builtins
