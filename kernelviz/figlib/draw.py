@@ -150,6 +150,7 @@ def draw(fig, name, unit=44):
     pie.show_canvas("right")
     pie.scalar(unit, out="unit")
     pie.scalar(0, out="gridOpacity")
+    pie.scalar("@paper", out="canvasColor")  # the palette's page colour: a dark theme restyles the canvas too
     for label, x, y, size in texts:  # rounded, as the items are: CPython and Pyodide agree to the last digit
         pie.text(label, round(x, 4), round(y, 4), size, stroke="@ink")
     for x, y, size in frame[0]:

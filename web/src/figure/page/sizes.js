@@ -89,7 +89,8 @@ export class Sizes {
     if (!api || api.python.state === 'loading') {
       this.form.say(`${describe(sizes)} was not drawn in advance: Python is loading to draw it (a few seconds)…`, true);
       api ||= await this.python.start();
-      if (!api) throw new Error('it needs Python, and this page has no editors to run');
+      if (!api && !document.querySelector('.kv-editor')) throw new Error('it needs Python, and this page has no editors');
+      if (!api) throw new Error('it needs Python, which could not be started');
     } else {
       await sleep(PYTHON_PAUSE_MS);
     }
