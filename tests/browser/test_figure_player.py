@@ -45,6 +45,10 @@ def test_keys_move_through_the_steps_and_the_url_follows(browser, url, labels):
     page.keyboard.press("ArrowRight")
     page.keyboard.press("ArrowLeft")
     assert current(page) == 1
+    page.keyboard.press("End")  # on the prose, End, Home and Space keep their meaning: they scroll the page
+    page.keyboard.press(" ")
+    assert current(page) == 1
+    page.locator(".kv-next").focus()  # on the player they move through the steps and play
     page.keyboard.press("End")
     assert current(page) == last and page.url.endswith(f"#step={last}")
     page.keyboard.press("Home")

@@ -53,7 +53,8 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
       editing,
       Prec.highest(keymap.of(runKeys)),
       theme,
-      EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}` }),
+      // tabindex: already a tab stop (contenteditable); said so that checkers see its scroller has focusable content
+      EditorView.contentAttributes.of({ 'aria-label': `Python: ${title || `editor ${index + 1}`}`, tabindex: '0' }),
       EditorView.updateListener.of((update) => {
         if (!update.docChanged) return;
         const code = update.state.doc.toString();

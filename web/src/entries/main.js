@@ -24,6 +24,8 @@ import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
 import { Sizes } from '../figure/page/sizes.js';
 import { SizesForm } from '../figure/page/sizes-form.js';
+import { keyboardBullets } from '../page/bullets.js';
+import { focusableScrollers } from '../page/scrollables.js';
 import { wireTheme } from '../page/theme.js';
 import { wireCudaNotes } from '../page/cuda-notes.js';
 
@@ -45,6 +47,7 @@ function start() {
   performance.mark('kv:runtime-start');
   wireTheme();
   wireCudaNotes();
+  keyboardBullets();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
   const moments = quietMoments(figure);
@@ -72,12 +75,24 @@ function start() {
     const state = readHash(); // (read first: showing a step writes the URL)
     if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
     follow(state);
+    if (state?.step != null) figure.ready.then(showLinkedStep);
     addEventListener('hashchange', () => follow());
   }
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
+    focusableScrollers();
     loadEditorsLater(moments);
   });
+}
+
+/**
+ * Scroll a deep link's step (its first element marked current in the prose) into view, once the page is laid out:
+ * below the docked figure on a narrow screen (its scroll-margin-top), mid-screen beside the figure on a wide one.
+ */
+function showLinkedStep() {
+  const current = document.querySelector('.kv-prose .kv-current');
+  const narrow = matchMedia('(max-width: 900px)').matches;
+  current?.scrollIntoView({ block: narrow ? 'start' : 'center', behavior: 'instant' });
 }
 
 const IDLE_TIMEOUT_MS = 3000; // the longest a quiet moment waits for the browser to idle

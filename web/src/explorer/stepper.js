@@ -20,7 +20,7 @@ export function buildStepper(handlers) {
     b.addEventListener('click', () => handlers.goPhase(k));
     return b;
   });
-  const prev = button('◀ Prev', { class: 'kvx-prev', 'aria-label': 'Previous step' });
+  const prev = button('◀ Previous', { class: 'kvx-prev', 'aria-label': 'Previous step' });
   const play = button('▶ Play', { class: 'kvx-play', 'aria-label': 'Play the steps' });
   const next = button('Next ▶', { class: 'kvx-next', 'aria-label': 'Next step' });
   prev.addEventListener('click', () => handlers.step(-1));

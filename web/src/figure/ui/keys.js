@@ -1,6 +1,7 @@
-// The figure's keys, anywhere on the page but in a text field or an editor: ← previous step, → next, Home the
-// first, End the last, space play / pause. Space on a button or link keeps its usual meaning, except on the step
-// list's own buttons.
+// The figure's keys. Anywhere on the page but in a text field or an editor: ← previous step, → next. On the player
+// only (focus in the figure, e.g. after the skip link): Home the first step, End the last, Space play / pause; on
+// the rest of the page those keys scroll, as they do on any page. Space on a button or link of the figure keeps its
+// usual meaning, except on the step list's own buttons.
 
 function typing(target) {
   return target.closest?.('input, textarea, select, [contenteditable=""], [contenteditable="true"], .cm-editor, .kv-editor');
@@ -19,6 +20,8 @@ export function bindKeys(getPlayer, stepList) {
     };
     const action = actions[e.key];
     if (!action) return;
+    const onPlayer = e.target.closest?.('.kv-figure');
+    if (!onPlayer && !e.key.startsWith('Arrow')) return;
     const control = e.target.closest?.('button, a, summary');
     const ours = stepList() && stepList().root.contains(e.target);
     if (e.key === ' ' && control && !ours) return;

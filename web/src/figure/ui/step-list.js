@@ -1,5 +1,6 @@
 // The step list: previous / play-pause / next, one button per step (the current one marked), and an aria-live
-// region that reads each step's label. Its ⋮⋮ grip drags it onto the canvas, where it floats where dropped; dropped
+// region that reads each step's caption in words (its label when it has none); the canvas's drawing is named for
+// the page and the step it shows. Its ⋮⋮ grip drags it onto the canvas, where it floats where dropped; dropped
 // anywhere else it docks again. By keyboard: the grip's Enter/Space floats or docks it, arrow keys move it.
 import { h } from './dom.js';
 
@@ -39,7 +40,12 @@ export class StepList {
   mark(k, announce) {
     this.buttons.forEach((b, i) => (i === k ? b.setAttribute('aria-current', 'step') : b.removeAttribute('aria-current')));
     this.count.textContent = `${k} / ${this.steps.length - 1}`;
-    if (announce) this.live.textContent = this.steps[k].label;
+    const step = this.steps[k];
+    const words = step.caption || step.label;
+    if (announce) this.live.textContent = words;
+    const title = document.querySelector('h1')?.textContent.trim();
+    const name = `${title ? `Figure of ${title}` : 'Figure'}, step ${k} of ${this.steps.length - 1}: ${words}`;
+    this.canvas.querySelector('svg')?.setAttribute('aria-label', name);
     if (k > 0 || announce) requestAnimationFrame(() => this.reveal(k)); // (reading layout now would force it)
   }
 

@@ -1,0 +1,193 @@
+"""Every page at a phone (390×844, touch), a portrait tablet (820×1180) and a laptop (1366×768), light and dark:
+nothing wider than the screen, the figure's drawing in view while the reader reads, no layout shift from load to the
+first step, axe-core (from web/node_modules, injected; nothing fetched) finds no serious or critical violation, and
+the dark theme reaches the page and the figure. Then the keyboard: a walk from the top of the page reaches a step
+bullet and plays it, and Space scrolls the page unless the focus is on the player.
+
+One browser; one context per screen size, reused by every page at that size. Pyodide is not wanted here: its
+requests are refused, so the editors mount and Python reports it could not load."""
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
+PAGES = ["index", "overview", "online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"]
+SCREENS = {
+    "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+    "tablet": {"viewport": {"width": 820, "height": 1180}},
+    "laptop": {"viewport": {"width": 1366, "height": 768}},
+}
+MAX_CLS = 0.1
+
+# The layout shifts not caused by the reader's input, summed from the start (stricter than CLS's worst window).
+SHIFTS = """
+window.kvShift = 0;
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) if (!e.hadRecentInput) window.kvShift += e.value;
+}).observe({ type: 'layout-shift', buffered: true });
+"""
+
+AXE_RUN = """async () => {
+  const r = await axe.run(document, { resultTypes: ['violations'] });
+  return r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary}`);
+}"""
+
+# The hint shown on an editor while its code has the focus.
+HINT = "getComputedStyle(document.activeElement.closest('.kv-editor'), '::after').content"
+
+# How light a computed colour is (0 black .. 1 white), from its sRGB channels.
+LIGHTNESS = """(c) => { const m = c.match(/[\\d.]+/g).map(Number); return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; }"""
+
+
+@pytest.fixture(scope="module", params=list(SCREENS))
+def screen(request, browser):
+    context = browser.new_context(**SCREENS[request.param])
+    context.route("**/pyodide/**", lambda route: route.abort())
+    context.add_init_script(SHIFTS)
+    context.add_init_script("localStorage.removeItem('kv-theme')")  # each page starts in the system's (light) theme
+    context.screen = request.param
+    yield context
+    context.close()
+
+
+def mount_editors(pg):
+    """Scroll the last editor into view and reach for it (as a focus would), then wait until every editor is
+    mounted: a mount that moved anything in view would count as a shift."""
+    if not pg.locator(".kv-editor").count():
+        return
+    pg.evaluate("""() => {
+        const last = [...document.querySelectorAll('.kv-editor')].at(-1);
+        last.scrollIntoView({ block: 'center' });
+        last.dispatchEvent(new FocusEvent('focusin', { bubbles: true }));
+    }""")
+    pg.wait_for_function(
+        "document.querySelectorAll('.kv-editor-live').length === document.querySelectorAll('.kv-editor').length",
+        timeout=20_000,
+    )
+
+
+def drawing_in_view(pg):
+    """None when the figure's drawing lies inside the viewport (and inside its canvas), else what sticks out."""
+    return pg.evaluate("""() => {
+        const svg = document.querySelector('#kv-figure svg.kv-svg');
+        const box = svg.getBoundingClientRect();
+        const nodes = svg.querySelector('.kv-nodes').getBoundingClientRect();
+        const inside = (r, o) => r.left >= o.left - 1 && r.right <= o.right + 1 && r.top >= o.top - 1 && r.bottom <= o.bottom + 1;
+        const viewport = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
+        if (!inside(box, viewport)) return `the canvas ${JSON.stringify(box)} is not inside the viewport`;
+        if (nodes.width && !inside(nodes, box)) return `the drawing ${JSON.stringify(nodes)} overflows its canvas`;
+        return null;
+    }""")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PAGES)
+def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
+    pg = screen.new_page()
+    pg.goto(f"{site_url}/{name}.html")
+    figure = pg.locator("#kv-figure").count() == 1
+    if figure:
+        pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    mount_editors(pg)
+    if figure:
+        pg.evaluate("window.kernelviz.goTo(1)")
+        pg.wait_for_function("document.getElementById('kv-figure').dataset.animating === 'false'")
+    pg.wait_for_timeout(200)
+    assert pg.evaluate("window.kvShift") <= MAX_CLS, f"{name} on a {screen.screen}: layout shift"
+
+    # clientWidth, not innerWidth: on a phone the layout viewport grows to the content's width (then zooms out)
+    width = pg.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], f"{name} on a {screen.screen} is {width[0]} px wide in a {width[1]} px window"
+    if figure:
+        pg.evaluate("scrollTo(0, 0)")
+        assert drawing_in_view(pg) is None
+        pg.evaluate("scrollTo(0, document.documentElement.scrollHeight / 2)")  # reading, half way down
+        pg.wait_for_timeout(100)
+        assert drawing_in_view(pg) is None, f"{name} on a {screen.screen}: the figure is out of view while reading"
+
+    audit = screen.screen != "tablet"  # axe at phone and desktop sizes: the tablet's layout is the phone's
+    if audit:
+        pg.add_script_tag(path=str(AXE))
+        assert pg.evaluate(AXE_RUN) == [], f"{name} on a {screen.screen}, light"
+    pg.locator(".kv-theme").click()
+    pg.wait_for_timeout(300)  # the bound bullets' background transition
+    assert pg.evaluate("document.documentElement.dataset.theme") == "dark"
+    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "true"
+    lightness = pg.evaluate(f"({LIGHTNESS})(getComputedStyle(document.body).backgroundColor)")
+    assert lightness < 0.2, f"{name}: the page stays light in the dark theme"
+    if figure:
+        canvas = pg.evaluate(f"({LIGHTNESS})(getComputedStyle(document.querySelector('.kv-background')).fill)")
+        steps = pg.evaluate(f"({LIGHTNESS})(getComputedStyle(document.querySelector('.kv-steps')).backgroundColor)")
+        assert canvas < 0.2 and steps < 0.2, f"{name}: the figure stays light in the dark theme"
+    if audit:
+        assert pg.evaluate(AXE_RUN) == [], f"{name} on a {screen.screen}, dark"
+    pg.close()
+
+
+def test_the_theme_is_remembered_and_follows_the_system_until_chosen(browser, site_url):
+    context = browser.new_context(color_scheme="dark")
+    pg = context.new_page()
+    pg.goto(f"{site_url}/flash-attention-2.html")
+    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "true"  # the system's dark, not chosen
+    assert pg.evaluate("document.documentElement.dataset.theme") is None
+    pg.locator(".kv-theme").click()  # the reader picks light
+    pg.goto(f"{site_url}/overview.html")
+    assert pg.evaluate("document.documentElement.dataset.theme") == "light"
+    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "false"
+    white = pg.evaluate("getComputedStyle(document.body).backgroundColor")
+    assert white == "rgb(255, 255, 255)"
+    context.close()
+
+
+def test_a_keyboard_reaches_and_plays_a_bullet_and_space_scrolls(browser, site_url):
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.route("**/pyodide/**", lambda route: route.abort())
+    pg = context.new_page()
+    pg.goto(f"{site_url}/flash-attention-2.html")
+    pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    pg.keyboard.press("Tab")
+    assert pg.evaluate("document.activeElement.className") == "kv-skip"
+    assert pg.locator(".kv-skip").is_visible()
+    for _ in range(60):  # the toc, the prerequisites' links, ... then the first bullet
+        if pg.evaluate("document.activeElement.matches('.cm-content')"):
+            pg.keyboard.press("Escape")  # the way out of an editor, as its visible hint says
+            assert "Escape then Tab" in pg.evaluate(HINT)
+        pg.keyboard.press("Tab")
+        if pg.evaluate("document.activeElement.matches('li[data-step], li[data-step-key]')"):
+            break
+    else:
+        pytest.fail("60 Tabs from the top never reached a step bullet")
+    bullet = pg.evaluate("document.activeElement.dataset.step")
+    pg.evaluate("document.getElementById('kv-figure').dataset.duration = '30'")
+    pg.keyboard.press("Enter")
+    pg.wait_for_function(f"window.kernelviz.step() === {bullet}")
+    pg.locator("h1").click()  # on the prose, Space scrolls and leaves the figure alone
+    before = pg.evaluate("[scrollY, window.kernelviz.step()]")
+    pg.keyboard.press(" ")
+    pg.wait_for_function(f"scrollY > {before[0]}")
+    assert pg.evaluate("window.kernelviz.step()") == before[1]
+    pg.keyboard.press("Shift+Tab")  # back at the top, the skip link takes the focus to the figure
+    pg.evaluate("document.querySelector('.kv-skip').focus()")
+    pg.keyboard.press("Enter")
+    assert pg.evaluate("document.activeElement.id") == "kv-figure"
+    name = pg.locator("#kv-figure svg.kv-svg").get_attribute("aria-label")
+    assert name.startswith("Figure of Flash Attention 2, step ") and ": " in name
+    context.close()
+
+
+def test_a_step_link_on_a_phone_shows_the_bullet_below_the_figure(browser, site_url):
+    context = browser.new_context(**SCREENS["phone"])
+    context.route("**/pyodide/**", lambda route: route.abort())
+    pg = context.new_page()
+    pg.goto(f"{site_url}/flash-attention-2.html#step=6")
+    pg.wait_for_function("window.kernelviz && window.kernelviz.step() === 6")
+    pg.wait_for_timeout(800)  # the smooth scroll to the bullet
+    bullet, dock = pg.evaluate("""() => [
+        [...document.querySelectorAll('li[data-step="6"]')].filter((e) => !e.closest('.kv-figure'))[0].getBoundingClientRect().toJSON(),
+        document.getElementById('kv-figure').getBoundingClientRect().toJSON()]""")
+    assert bullet["top"] >= dock["bottom"] - 1 and bullet["bottom"] <= 844, (bullet, dock)
+    assert drawing_in_view(pg) is None
+    context.close()
