@@ -32,14 +32,18 @@ new PerformanceObserver((list) => {
 AXE_RUN = """async () => {
   const r = await axe.run(document, { resultTypes: ['violations'] });
   return r.violations.filter((v) => ['serious', 'critical'].includes(v.impact))
-    .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0].target.join(' ')} ${v.nodes[0].failureSummary}`);
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.length} × ${v.nodes[0].target.join(' ')}`
+      + ` ${v.nodes[0].failureSummary}`);
 }"""
 
 # The hint shown on an editor while its code has the focus.
 HINT = "getComputedStyle(document.activeElement.closest('.kv-editor'), '::after').content"
 
 # How light a computed colour is (0 black .. 1 white), from its sRGB channels.
-LIGHTNESS = """(c) => { const m = c.match(/[\\d.]+/g).map(Number); return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255; }"""
+LIGHTNESS = """(c) => {
+  const m = c.match(/[\\d.]+/g).map(Number);
+  return (0.2126 * m[0] + 0.7152 * m[1] + 0.0722 * m[2]) / 255;
+}"""
 
 
 @pytest.fixture(scope="module", params=list(SCREENS))
@@ -75,7 +79,8 @@ def drawing_in_view(pg):
         const svg = document.querySelector('#kv-figure svg.kv-svg');
         const box = svg.getBoundingClientRect();
         const nodes = svg.querySelector('.kv-nodes').getBoundingClientRect();
-        const inside = (r, o) => r.left >= o.left - 1 && r.right <= o.right + 1 && r.top >= o.top - 1 && r.bottom <= o.bottom + 1;
+        const inside = (r, o) =>
+            r.left >= o.left - 1 && r.right <= o.right + 1 && r.top >= o.top - 1 && r.bottom <= o.bottom + 1;
         const viewport = { left: 0, top: 0, right: innerWidth, bottom: innerHeight };
         if (!inside(box, viewport)) return `the canvas ${JSON.stringify(box)} is not inside the viewport`;
         if (nodes.width && !inside(nodes, box)) return `the drawing ${JSON.stringify(nodes)} overflows its canvas`;
@@ -186,7 +191,7 @@ def test_a_step_link_on_a_phone_shows_the_bullet_below_the_figure(browser, site_
     pg.wait_for_function("window.kernelviz && window.kernelviz.step() === 6")
     pg.wait_for_timeout(800)  # the smooth scroll to the bullet
     bullet, dock = pg.evaluate("""() => [
-        [...document.querySelectorAll('li[data-step="6"]')].filter((e) => !e.closest('.kv-figure'))[0].getBoundingClientRect().toJSON(),
+        document.querySelector('.kv-prose li.kv-current').getBoundingClientRect().toJSON(),
         document.getElementById('kv-figure').getBoundingClientRect().toJSON()]""")
     assert bullet["top"] >= dock["bottom"] - 1 and bullet["bottom"] <= 844, (bullet, dock)
     assert drawing_in_view(pg) is None
