@@ -49,19 +49,20 @@ def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits
     return sum(parts.values()), parts
 
 
-def available():
-    """Bytes of memory this process can still get, or None where the system does not say (not Linux)."""
+def available(meminfo=Path("/proc/meminfo"), cgroup=Path("/sys/fs/cgroup")):
+    """Bytes of memory this process can still get, or None where the system does not say (not Linux): the least of
+    `meminfo`'s MemAvailable and the cgroup v2 limit under `cgroup` less what the group uses."""
     found = []
     try:
-        for line in Path("/proc/meminfo").read_text().splitlines():
+        for line in meminfo.read_text().splitlines():
             if line.startswith("MemAvailable:"):
                 found.append(int(line.split()[1]) * 1024)
     except (OSError, ValueError, IndexError):
         pass
     try:  # cgroup v2: a container's limit, less what it uses
-        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        limit = (cgroup / "memory.max").read_text().strip()
         if limit != "max":
-            found.append(int(limit) - int(Path("/sys/fs/cgroup/memory.current").read_text()))
+            found.append(int(limit) - int((cgroup / "memory.current").read_text()))
     except (OSError, ValueError):
         pass
     if not found and hasattr(os, "sysconf"):
