@@ -325,16 +325,17 @@ def test_edits_survive_reload_and_reset_restores_the_page_code(page, site):
 
 
 def test_editing_keys_indent_and_undo(page, site):
-    """CodeMirror's commands: Enter indents, undo takes back the typing since it (one group), Tab / Shift-Tab."""
+    """CodeMirror's commands: Enter indents, undo takes back what was typed after it, redo, Tab / Shift-Tab."""
     open_page(page, site)
     set_code(page, 0, "")
     editor(page, 0).locator(".cm-content").click()
     page.keyboard.type("def f():")
     page.keyboard.press("Enter")
-    page.keyboard.type("return 1")
+    page.keyboard.insert_text("return 1")  # one input: keystrokes a loaded machine spaces out land in several groups
     assert code_of(page, 0) == "def f():\n    return 1"
     page.keyboard.press("Control+z")
-    assert code_of(page, 0) == "def f():"
+    # the Enter's indent goes with the typing when both fall within CodeMirror's grouping delay, else it stays
+    assert code_of(page, 0) in ("def f():", "def f():\n    ")
     page.keyboard.press("Control+Shift+KeyZ")
     assert code_of(page, 0) == "def f():\n    return 1"
     page.keyboard.press("Shift+Tab")
