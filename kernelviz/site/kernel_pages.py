@@ -55,21 +55,7 @@ def page_html(filename, uses, context, stylesheets, tables):
         '<h2 id="source">Source</h2>',
         f'<pre class="kv-code kv-cuda-file">{_source_html(filename)}</pre>',
     ]
-    slug = filename
-    return render.TEMPLATE.substitute(
-        title=escapeHtml(title),
-        slug=escapeHtml(slug),
-        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
-        scripts="",
-        nav=render.nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
-        side="",
-        toc="",
-        prerequisites="",
-        body="\n".join(body),
-        skip=render.skip_link(SimpleNamespace(editors=[])),
-        figure="",
-        data="",
-    )
+    return render.plain_page_html(filename, title, "\n".join(body), context, stylesheets)
 
 
 def _regions_list(filename, uses):

@@ -4,7 +4,6 @@ whose editors import ``kernelviz.figlib`` shows a link to it above its first edi
 """
 
 from pathlib import Path
-from types import SimpleNamespace
 
 from markdown_it.common.utils import escapeHtml
 
@@ -38,22 +37,8 @@ def pages(site, context, stylesheets):
         body.append(f'<pre class="kv-code kv-library-source">{highlight.python(code)}</pre>')
     body.append('<h2 id="palette"><code>kernelviz/pie/palette.json</code></h2>')
     body.append(f'<pre class="kv-code">{escapeHtml(PALETTE.read_text(encoding="utf-8"))}</pre>')
-    slug = "figlib"
-    html = render.TEMPLATE.substitute(
-        title="The figure library: kernelviz.figlib",
-        slug=slug,
-        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
-        scripts="",
-        nav=render.nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
-        side="",
-        toc="",
-        prerequisites="",
-        body="\n".join(body),
-        skip=render.skip_link(SimpleNamespace(editors=[])),
-        figure="",
-        data="",
-    )
-    return {OUTPUT: html}
+    title = "The figure library: kernelviz.figlib"
+    return {OUTPUT: render.plain_page_html("figlib", title, "\n".join(body), context, stylesheets)}
 
 
 def _id(name):

@@ -15,6 +15,7 @@ Every link is relative, so a site works from any folder.
 import json
 from pathlib import Path
 from string import Template
+from types import SimpleNamespace
 
 from markdown_it.common.utils import escapeHtml
 
@@ -53,6 +54,25 @@ def page_html(page, md, context, stylesheets=("main.css",)):
         skip=skip_link(page),
         figure=figure_html(page),
         data=data,
+    )
+
+
+def plain_page_html(slug, title, body, context, stylesheets=("main.css",)):
+    """A page the builder writes itself (no Markdown, no figure, no editors): `title` as text, `body` as HTML, in the
+    site's template with its nav; `context` and `stylesheets` as in `page_html`."""
+    return TEMPLATE.substitute(
+        title=escapeHtml(title),
+        slug=escapeHtml(slug),
+        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
+        scripts="",
+        nav=nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
+        side="",
+        toc="",
+        prerequisites="",
+        body=body,
+        skip=skip_link(SimpleNamespace(editors=[])),
+        figure="",
+        data="",
     )
 
 
