@@ -77,14 +77,20 @@ def combinations(defaults, ranges, only=None, tiles=TILES):
     return out
 
 
-def _digest(page):
-    """What the page's scenes depend on besides their sizes: its editors and the drawing code."""
+def _drawing_digest():
+    """The hash of the code that draws every page's scenes: the runner, pie and figlib."""
     h = hashlib.sha256()
-    for e in page.editors:
-        h.update(e.code.encode())
     drawing = [*(PACKAGE / "pie").glob("*.py"), *(PACKAGE / "pie").glob("*.json"), *(PACKAGE / "figlib").glob("*.py")]
     for path in sorted([PACKAGE / "runner.py", *drawing]):
         h.update(path.name.encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def _digest(page, drawing):
+    """What the page's scenes depend on besides their sizes: its editors and the drawing code's digest."""
+    h = hashlib.sha256(drawing.encode())
+    for e in page.editors:
+        h.update(e.code.encode())
     return h.hexdigest()
 
 
@@ -109,13 +115,14 @@ def _keep(key, text):
 def prerender(site, diagnostics, limits=None):
     """Prerender the scenes of every page of `site` with a size form. Sets ``page.sizes_form`` (the form's HTML)
     and returns {path in the site: JSON text} of the scene files."""
-    files, todo = {}, []
+    files, todo, drawing = {}, [], None
     for page in site:
         page.sizes_form = ""
         ranges = form_spec(page, diagnostics)
         if ranges is None:
             continue
-        defaults, digest = dict(page.run.sizes), _digest(page)
+        drawing = drawing or _drawing_digest()  # read once a build, and only when a page has a form
+        defaults, digest = dict(page.run.sizes), _digest(page, drawing)
         wanted = combinations(defaults, ranges, page.meta.get("prerender"))
         drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
         for sizes in wanted[1:]:
@@ -127,7 +134,8 @@ def prerender(site, diagnostics, limits=None):
                 drawn[name(sizes)] = text
         page.prerendered = (ranges, defaults, wanted, drawn)
     if todo:
-        batches = [todo[n :: min(4, os.cpu_count() or 1)] for n in range(min(4, os.cpu_count() or 1))]
+        workers = min(4, os.cpu_count() or 1)
+        batches = [todo[n::workers] for n in range(workers)]
         jobs = [[Job([Source(e.code, p.file, e.first_line) for e in p.editors], {"sizes": s}) for p, s, _, _ in b]
                 for b in batches]  # fmt: skip
         for batch, results in zip(batches, run_batches(jobs, limits), strict=True):
