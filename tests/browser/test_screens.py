@@ -209,3 +209,23 @@ def test_a_step_link_on_a_phone_shows_the_bullet_below_the_figure(browser, site_
     assert bullet["top"] >= dock["bottom"] - 1 and bullet["bottom"] <= 844, (bullet, dock)
     assert drawing_in_view(pg) is None
     context.close()
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_background_setting_shows_the_colour_the_canvas_has(browser, site_url, scheme):
+    """The canvas is the palette's paper (@paper): the Background box shows that colour in the theme shown."""
+    context = browser.new_context(color_scheme=scheme)
+    pg = context.new_page()
+    pg.goto(f"{site_url}/online-softmax.html")
+    pg.wait_for_selector("#kv-figure input[name=canvasColor]")
+    pg.wait_for_function("document.querySelector('#kv-figure input[name=canvasColor]').value !== ''")
+    swatch = pg.locator("#kv-figure input[name=canvasColor]").input_value()
+    background = pg.evaluate("getComputedStyle(document.querySelector('#kv-figure .kv-canvas svg')).backgroundColor")
+    paper = pg.evaluate(
+        "(() => { const s = document.createElement('span'); s.style.color = 'var(--kv-paper)'; document.body.append(s);"
+        " const c = getComputedStyle(s).color; s.remove(); return c; })()"
+    )
+    as_rgb = "rgb({}, {}, {})".format(*(int(swatch[k : k + 2], 16) for k in (1, 3, 5)))
+    assert as_rgb == paper, (swatch, paper, background)
+    assert paper == ("rgb(255, 255, 255)" if scheme == "light" else "rgb(24, 24, 27)")  # palette.json's paper
+    context.close()

@@ -17,16 +17,20 @@ const FIELDS = [
 
 let probe = null;
 
-/** `color` as #rrggbb, which <input type=color> needs (null when it has no such form, e.g. a translucent color); a
- * palette name ("@paper") as the colour the page's stylesheet gives it now. */
+/** `color` as #rrggbb, which <input type=color> needs (null when it has no such form, e.g. a translucent color). The
+ * page's own styles resolve it, so a palette name ("@paper", drawn as var(--kv-paper)) or a light-dark() value
+ * gives the colour the canvas shows now, in the current theme. */
 function asHex(color) {
-  if (color.startsWith('@')) color = getComputedStyle(document.documentElement).getPropertyValue(`--kv-${color.slice(1)}`);
-  color = color.trim();
-  probe ||= document.createElement('canvas').getContext('2d');
-  if (!probe) return null;
-  probe.fillStyle = '#000000';
-  probe.fillStyle = color;
-  return /^#[0-9a-f]{6}$/i.test(probe.fillStyle) ? probe.fillStyle : null;
+  if (!probe) {
+    probe = document.createElement('span');
+    probe.hidden = true;
+    document.body.append(probe);
+  }
+  probe.style.color = '';
+  probe.style.color = color.startsWith('@') ? `var(--kv-${color.slice(1)})` : color;
+  if (!probe.style.color) return null;
+  const rgb = getComputedStyle(probe).color.match(/^rgb\((\d+), (\d+), (\d+)\)$/);
+  return rgb ? `#${rgb.slice(1).map((c) => Number(c).toString(16).padStart(2, '0')).join('')}` : null;
 }
 
 export class SettingsPanel {
