@@ -12,6 +12,8 @@ import math
 import shutil
 from pathlib import Path
 
+from kernelviz.site import palette
+
 ROOT = Path(__file__).resolve().parents[2]
 DIST = ROOT / "web" / "dist"
 D = 2  # the head dimension of the hand-made figure
@@ -85,6 +87,7 @@ def page_html(first):
     bullets = "".join(f'<li data-step-key="{k}">{k}</li>' for k in BULLETS)
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>sizes</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="assets/palette.css">
 <link rel="stylesheet" href="assets/main.css"></head>
 <body data-page="sizes">
 <main class="kv-page" data-canvas-side="right"><article class="kv-prose">
@@ -105,6 +108,7 @@ def harness(dest):
     (dest / "assets").mkdir(parents=True, exist_ok=True)
     for name in ("main.js", "main.css"):
         shutil.copy(DIST / name, dest / "assets" / name)
+    (dest / "assets" / "palette.css").write_text(palette.css())
     (dest / "scenes").mkdir(exist_ok=True)
     for sizes in PRERENDERED:
         (dest / "scenes" / f"sizes-{key(*sizes)}.json").write_text(json.dumps(scene(*sizes)))

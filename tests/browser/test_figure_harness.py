@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from kernelviz.runner import Source, run
+from kernelviz.site import palette
 from tests.conftest import SEEDS
 from tests.seeds import seed_editors
 
@@ -107,6 +108,7 @@ def page_html(name, editors, scene_json, labels):
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{name}</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><link rel="icon" href="data:,">
+<link rel="stylesheet" href="assets/palette.css">
 <link rel="stylesheet" href="assets/main.css"></head>
 <body data-page="{name}">
 <nav><a href="index.html">Flash Attention 2</a></nav>
@@ -130,6 +132,7 @@ def build_harness(dest):
     assets.mkdir(parents=True, exist_ok=True)
     for name in ("main.js", "main.css"):
         shutil.copy(DIST / name, assets / name)
+    (assets / "palette.css").write_text(palette.css())
     (assets / "editors.js").write_text(STUB_EDITORS)
     editors, scene = seed_scene()
     labels = step_labels(scene)
