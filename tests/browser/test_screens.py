@@ -229,3 +229,26 @@ def test_the_background_setting_shows_the_colour_the_canvas_has(browser, site_ur
     assert as_rgb == paper, (swatch, paper, background)
     assert paper == ("rgb(255, 255, 255)" if scheme == "light" else "rgb(24, 24, 27)")  # palette.json's paper
     context.close()
+
+
+@pytest.mark.parametrize("screen", ["phone", "laptop"])
+def test_the_canvas_settings_fold_on_a_narrow_screen_and_the_canvas_takes_their_room(browser, site_url, screen):
+    """Docked on a phone, the figure shows the settings folded under their summary; opening them gives them a row
+    and takes it from the canvas. On a laptop they are open from the start."""
+    context = browser.new_context(**SCREENS[screen])
+    pg = context.new_page()
+    pg.goto(f"{site_url}/flash-attention-2.html")
+    pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    settings = pg.locator("#kv-figure details.kv-settings")
+    height = lambda: pg.locator("#kv-figure .kv-canvas").bounding_box()["height"]  # noqa: E731
+    if screen == "laptop":
+        assert settings.evaluate("(d) => d.open")
+        assert pg.locator("#kv-figure input[name=unit]").is_visible()
+    else:
+        assert not settings.evaluate("(d) => d.open")
+        assert not pg.locator("#kv-figure input[name=unit]").is_visible()
+        folded = height()
+        settings.locator("summary").click()
+        assert pg.locator("#kv-figure input[name=unit]").is_visible()
+        assert height() < folded - 10, (height(), folded)
+    context.close()

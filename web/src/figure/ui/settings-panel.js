@@ -1,6 +1,7 @@
 // The canvas settings, above the figure and editable live, each under a name a reader knows and with its unit:
 // scale (px per canvas unit), grid opacity, background colour, and where the origin sits (px right of and above
-// the canvas centre). The inputs keep the Scene's setting names (name="unit", ...). A typed value out of range is
+// the canvas centre). They fold under a "Canvas" summary, open on a wide screen and folded on a narrow one (where
+// the docked figure needs the room), until the reader opens or folds them. The inputs keep the Scene's setting names (name="unit", ...). A typed value out of range is
 // refused with the range stated beside it (forms/number-field.js). `change(name, value)` applies one;
 // `show(settings)` refreshes.
 import { numberField } from '../../forms/number-field.js';
@@ -14,6 +15,8 @@ const FIELDS = [
   ['originX', 'Origin x', { type: 'number', step: 10 }, { min: -2000, max: 2000, unit: 'px right' }],
   ['originY', 'Origin y', { type: 'number', step: 10 }, { min: -2000, max: 2000, unit: 'px up' }],
 ];
+
+const WIDE_PX = 901; // layout.css docks the figure at 900 px and below
 
 let probe = null;
 
@@ -50,7 +53,13 @@ export class SettingsPanel {
       }
       return h('label', {}, h('span', { class: 'kv-setting-name' }, text), input, ...extra);
     });
-    this.root = h('fieldset', { class: 'kv-settings' }, h('legend', {}, 'Canvas'), ...rows);
+    const open = matchMedia(`(min-width: ${WIDE_PX}px)`).matches;
+    this.root = h(
+      'details',
+      { class: 'kv-settings', open },
+      h('summary', {}, 'Canvas'),
+      h('div', { class: 'kv-settings-fields', role: 'group', 'aria-label': 'Canvas settings' }, ...rows),
+    );
     parent.prepend(this.root);
   }
 
