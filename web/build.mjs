@@ -5,7 +5,8 @@
 //   dist/build-time/      what only the site builder runs, never copied into a site: katex.min.js, the same KaTeX
 //                         build, which the builder runs in its embedded V8 (kernelviz/site/katex.py; no node),
 //                         and check-scene.js, the browser's Scene checker, which the builder runs on each page's
-//                         Scene (kernelviz/site/scenes.py)
+//                         Scene (kernelviz/site/scenes.py), and render-figure.js, the figure's renderer on a DOM
+//                         shim, which draws the SVG each page opens with (kernelviz/site/figure_svg.py)
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
 // browser check the same schema; import it as `kernelviz:validate-scene`.
@@ -63,13 +64,15 @@ await build({
   logLevel: 'warning',
 });
 copyAssets();
-await build({
-  entryPoints: [join(here, 'src', 'build-time', 'check-scene.js')],
-  outfile: join(dist, 'build-time', 'check-scene.js'),
-  bundle: true,
-  format: 'iife',
-  minify: true,
-  alias: { 'kernelviz:validate-scene': validator },
-  logLevel: 'warning',
-});
+for (const name of ['check-scene.js', 'render-figure.js']) {
+  await build({
+    entryPoints: [join(here, 'src', 'build-time', name)],
+    outfile: join(dist, 'build-time', name),
+    bundle: true,
+    format: 'iife',
+    minify: true,
+    alias: { 'kernelviz:validate-scene': validator },
+    logLevel: 'warning',
+  });
+}
 console.log(`web: bundled ${entryPoints.length} entries into ${dist}`);

@@ -18,6 +18,7 @@ from ..progress import bar
 from ..runner import Source
 from . import (
     assets,
+    figure_svg,
     katex,
     kernel_pages,
     library_page,
@@ -91,6 +92,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     stage("editors")
     run_editors(site, diagnostics, limits)
     scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
+    figure_svg.prerender(site, web_dist)  # the figure each page opens with, drawn by the browser's own renderer
     scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms' scenes (figure contract D)
 
     # resolve what depends on the figure, the files and the other pages

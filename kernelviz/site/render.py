@@ -2,7 +2,10 @@
 
     <body data-page="SLUG">  nav  <main class="kv-page" data-canvas-side="right|left|">
       <article class="kv-prose"> h1, table of sections, prerequisites, the Markdown </article>
-      <aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: TITLE"></aside>  (pages with editors)
+      <aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: TITLE">  (pages with editors)
+        the size form, and <div class="kv-canvas"><svg data-prerendered>: the figure at its first step, drawn at
+        build time (figure_svg), which the runtime takes over
+      </aside>
     </main>
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
     <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
@@ -83,7 +86,9 @@ def figure_html(page):
         return ""
     label = escapeHtml(f"Figure: {page.title}")
     form = getattr(page, "sizes_form", "")  # the size form, on a page with one (site.prerender)
-    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{form}</aside>'
+    drawn = getattr(page, "figure_svg", None)  # the figure drawn at build time (site.figure_svg)
+    canvas = f'<div class="kv-canvas">{drawn}</div>' if drawn else ""
+    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{form}{canvas}</aside>'
 
 
 def skip_link(page):

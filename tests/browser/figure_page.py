@@ -16,7 +16,7 @@ def open_figure(page, url):
     """Go to `url` and wait until its figure is drawn and playable."""
     page.goto(url)
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0 && window.kernelviz")
-    page.wait_for_selector("#kv-figure svg")
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered])")
 
 
 def step_count(page):

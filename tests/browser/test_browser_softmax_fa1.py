@@ -19,7 +19,7 @@ PYTHON_READY_MS = 90_000  # a cold Pyodide on a busy 2-core machine
 
 def open_page(page, url):
     page.goto(url, wait_until="load")
-    page.wait_for_selector("#kv-figure svg", timeout=10_000)
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered])", timeout=10_000)
 
 
 def embedded(page, script_id):

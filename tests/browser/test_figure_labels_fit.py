@@ -43,7 +43,7 @@ OVERFLOWS = """async () => {
 def test_every_box_label_fits_its_box_at_every_step(page, site_url, name, size):
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(f"{site_url}/{name}.html")
-    page.wait_for_selector("#kv-figure svg g[data-item] text")
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered]) g[data-item] text")
     overflows = page.evaluate(OVERFLOWS)
     assert overflows == [], f"{name}: {len(overflows)} labels overflow their box, e.g. {overflows[:5]}"
     assert page.errors == []
@@ -68,7 +68,7 @@ def test_fitting_wraps_shrinks_turns_or_moves_out_as_the_box_allows(page, site_u
     }
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.goto(f"{site_url}/flash-attention-2.html")
-    page.wait_for_selector("#kv-figure svg")
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered])")
     assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
     fits = page.locator("#kv-figure g[data-item] text").evaluate_all("(ts) => ts.map((t) => t.dataset.fit)")
     assert fits == ["wrap", "shrink", "turn", "out"]

@@ -49,7 +49,7 @@ def test_the_causal_entry_shows_only_with_causal_masking(page, site_url):
 def test_the_canvas_settings_sit_above_the_figure_with_readable_names_and_units(page, site_url, name):
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.goto(f"{site_url}/{name}.html")
-    page.wait_for_selector("#kv-figure svg")
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered])")
     settings = page.locator("#kv-figure .kv-settings")
     assert settings.is_visible()  # not folded away
     box = settings.bounding_box()

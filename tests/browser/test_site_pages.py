@@ -16,7 +16,7 @@ def open_page(page, url):
     """Load `url` and, when it has a Scene, wait for the runtime to draw it."""
     page.goto(url, wait_until="load")
     if page.locator("#kv-scene").count():
-        page.wait_for_selector("#kv-figure svg", timeout=10_000)
+        page.wait_for_selector("#kv-figure svg:not([data-prerendered])", timeout=10_000)
     page.wait_for_timeout(300)  # let late module imports and their errors arrive
 
 

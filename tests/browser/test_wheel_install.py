@@ -129,7 +129,7 @@ def test_serve_serves_flash_attention_2_with_math_and_figure(fresh, page, outsid
         else:
             pytest.fail("kernelviz serve ended without serving:\n" + "".join(said))
         page.goto(f"{found.group(1)}/flash-attention-2.html", wait_until="load")
-        page.wait_for_selector("#kv-figure svg", timeout=15_000)
+        page.wait_for_selector("#kv-figure svg:not([data-prerendered])", timeout=15_000)
         assert page.locator(".katex").count() > 10
         assert page.locator("#kv-figure svg rect").count() > 0
         assert outside_requests(page) == []

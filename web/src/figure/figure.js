@@ -2,21 +2,22 @@
 // panel, keys, URL and page bindings. `setScene` checks a Scene and redraws, keeping the current step when the new
 // scene still has it; a scene that cannot be drawn shows why in the canvas instead of any part of a figure.
 // The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
+// A page built with its figure drawn (<div class="kv-canvas"><svg data-prerendered>, kernelviz/site/figure_svg.py)
+// is taken over, not drawn again: the first scene set adopts its elements, then the marker goes.
 import { sceneProblem } from './check.js';
 import { Bindings } from './page/bindings.js';
 import { writeHash } from './page/hash.js';
 import { Player } from './player.js';
-import { Canvas } from './render/canvas.js';
-import { DiagramView } from './render/diagram.js';
-import { fit } from './render/fit.js';
-import { draggable, shapeView } from './render/shapes.js';
+import { Drawing } from './render/drawing.js';
+import { draggable } from './render/shapes.js';
+import { adopting } from './render/svg.js';
 import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
 import { h } from './ui/dom.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
 import { StepList } from './ui/step-list.js';
-import { isRef, nodesById, num, settingsOf } from './values.js';
+import { isRef, nodesById, num } from './values.js';
 
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
 const FALLBACK_SIZE = [480, 480];
@@ -26,7 +27,8 @@ export class Figure {
   constructor(host) {
     this.host = host;
     this.gridId = `kv-grid-${++figures}`;
-    this.box = h('div', { class: 'kv-canvas' });
+    this.prerendered = host.querySelector(':scope > .kv-canvas > svg[data-prerendered]');
+    this.box = this.prerendered?.parentNode ?? h('div', { class: 'kv-canvas' });
     this.dock = h('div', { class: 'kv-dock' });
     host.append(this.box, this.dock);
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
@@ -72,40 +74,38 @@ export class Figure {
     this.byId = nodesById(this.model);
     const main = this.host.closest('.kv-page');
     if (main) main.dataset.canvasSide = this.model.canvas.side || '';
-    this.canvas = new Canvas(this.box, this.gridId);
-    this.build(key);
-    this.fitView();
-    this.redraw();
+    const draw = () => {
+      this.build(key);
+      this.fitView();
+      this.redraw();
+    };
+    const svg = this.prerendered;
+    this.prerendered = null;
+    if (svg && svg.isConnected) {
+      adopting(svg, draw);
+      svg.removeAttribute('data-prerendered');
+    } else {
+      svg?.remove();
+      draw();
+    }
     return true;
   }
 
   /** Views of the model's nodes and, for its first step list, the player, starting on the first step with `key`
    * (else on the step shown before, or the last). */
   build(key) {
-    const lists = this.model.nodes.filter((n) => n.kind === 'step_list');
-    const bound = lists.length ? lists[0].figure.ref : null;
-    this.playsOn = (id) => (id === bound ? lists[0].steps : null); // the steps that play on diagram `id`
-    this.views = [];
-    this.diagrams = [];
     const drag = (target, id) =>
       draggable(
         target,
         (x, y) => this.movePoint(id, this.canvas.toCanvas(x, y, this.settings().unit)),
         (dx, dy) => this.movePoint(id, [num(this.byId.get(id).x, this.byId) + dx, num(this.byId.get(id).y, this.byId) + dy]),
       );
-    for (const node of this.model.nodes) {
-      if (node.kind === 'diagram') {
-        const view = new DiagramView(this.canvas.layer, node.items.length);
-        this.diagrams.push({ view, items: node.items });
-        if (node.id === bound) this.bound = this.diagrams.at(-1);
-      } else {
-        const view = shapeView(node, this.canvas.layer, drag);
-        if (view) this.views.push(view);
-      }
-    }
-    this.bindings.refresh(lists.length ? lists[0].steps : []);
-    if (!lists.length) return;
-    const steps = lists[0].steps;
+    this.drawing = new Drawing(this.box, this.gridId, this.model, this.byId, drag);
+    this.canvas = this.drawing.canvas;
+    this.bound = this.drawing.bound;
+    const { steps } = this.drawing;
+    this.bindings.refresh(steps || []);
+    if (!steps) return;
     const timeline = new Timeline(this.bound.items, steps);
     const same = key === undefined ? -1 : steps.findIndex((step) => step.key === key);
     if (same >= 0) this.step = same;
@@ -136,12 +136,11 @@ export class Figure {
   }
 
   drawBound(items) {
-    this.bound.items = items;
-    this.bound.view.draw(items, this.settings().unit, this.view.minFont);
+    this.drawing.drawBound(items);
   }
 
   settings() {
-    return settingsOf(this.model, this.byId);
+    return this.drawing.settings();
   }
 
   /** The canvas's size changed: fit the drawing to it again and redraw. */
@@ -154,20 +153,12 @@ export class Figure {
   /** Fit the drawing, at every step, to the canvas (fit.js): after a new scene or size, not after a setting, so
    * that the reader's unit and origin still zoom and move it. */
   fitView() {
-    const [width, height] = this.size || FALLBACK_SIZE;
-    const { unit } = this.settings();
-    const view = fit(this.model, this.byId, unit, width, height, this.playsOn);
-    this.view = { ...view, unit, minFont: Math.ceil(view.minFont * 100) / 100 };
+    this.drawing.fit(...(this.size || FALLBACK_SIZE));
   }
 
   /** Lay out the canvas and draw every node from the model (after a setting or a point changed). */
   redraw() {
-    const settings = this.settings();
-    const { minFont } = this.view;
-    this.canvas.layout(settings, ...(this.size || FALLBACK_SIZE), this.view);
-    for (const view of this.views) view.update(this.byId, settings.unit, minFont);
-    for (const d of this.diagrams) d.view.draw(d.items, settings.unit, minFont);
-    this.settingsPanel.show(settings);
+    this.settingsPanel.show(this.drawing.redraw(...(this.size || FALLBACK_SIZE)));
   }
 
   /** Set a canvas setting: the scalar node it refers to, or its literal. */
@@ -231,11 +222,9 @@ export class Figure {
     this.player?.destroy();
     this.stillWaiters.splice(0).forEach((resolve) => resolve());
     this.stepList?.remove();
-    this.canvas?.remove();
+    this.drawing?.remove();
     this.errorBox?.remove();
-    this.player = this.stepList = this.canvas = this.errorBox = this.bound = null;
-    this.views = [];
-    this.diagrams = [];
+    this.player = this.stepList = this.drawing = this.canvas = this.errorBox = this.bound = null;
     this.host.classList.remove('kv-has-error');
     this.settingsPanel.root.hidden = false;
   }

@@ -33,10 +33,7 @@ export class DiagramView {
   }
 
   shape(part, tag) {
-    if (!part[tag]) {
-      part[tag] = el(tag, {}, null);
-      part.g.insertBefore(part[tag], part.g.firstChild);
-    }
+    part[tag] ||= el(tag, {}, part.g, part.g.firstChild);
     return part[tag];
   }
 

@@ -51,6 +51,13 @@ export function fitLabel(label, font, wrapPx, boxW = 0, boxH = 0, floor = 0) {
   return { lines: asked, font: least, fit: 'out' };
 }
 
+/** Whether the <text> `node` shows `lines` already: one line as its text, or one <tspan> a line. */
+function shows(node, lines) {
+  const spans = node.children;
+  if (lines.length === 1) return spans.length === 0 && node.textContent === lines[0];
+  return spans.length === lines.length && lines.every((line, i) => spans[i].textContent === line);
+}
+
 /**
  * Show `label` in the <text> `node` centred at (cx, cy) px at `font` px; `wrapPx` > 0 wraps it at that width.
  * `box` [w, h] px: the box it names, which it fits (see fitLabel), never under `floor` px.
@@ -65,14 +72,15 @@ export function setLabel(node, label, cx, cy, font, wrapPx, box = null, floor = 
     set(node, 'font-size', fitted.font);
     set(node, 'data-fit', box ? fitted.fit : null);
     const { lines } = fitted;
-    if (lines.length === 1) {
+    if (shows(node, lines)) {
+      // drawn already (at build time): left as it is
+    } else if (lines.length === 1) {
       node.textContent = lines[0];
     } else {
       node.textContent = '';
-      lines.forEach((line, i) => {
-        const span = el('tspan', { dy: `${i === 0 ? -((lines.length - 1) * LINE_EM) / 2 : LINE_EM}em` }, node);
-        span.textContent = line;
-      });
+      for (const [i, line] of lines.entries()) {
+        el('tspan', { dy: `${i === 0 ? -((lines.length - 1) * LINE_EM) / 2 : LINE_EM}em` }, node).textContent = line;
+      }
     }
   }
   const { fit, font: size, lines } = node.$fit;

@@ -1,21 +1,56 @@
 // Creating SVG elements, and setting attributes only when they change (each element remembers what it was given).
+// While `adopting` runs, `el` takes over the elements already in the page (an SVG drawn at build time by the same
+// code, see web/src/build-time/render-figure.js) instead of making new ones: the next child of `parent` with the
+// tag asked for, which the build made in the same order. An adopted element remembers the attributes it has, so
+// drawing the same state again changes nothing in the page.
 
 const NS = 'http://www.w3.org/2000/svg';
+let adopted = null; // while adopting: the elements taken over so far
 
-export function el(tag, attrs = {}, parent = null) {
-  const node = document.createElementNS(NS, tag);
-  node.$ = {};
+export function el(tag, attrs = {}, parent = null, before = undefined) {
+  const found = adopted && parent ? [...parent.children].find((c) => c.localName === tag && !adopted.has(c)) : null;
+  const node = found || document.createElementNS(NS, tag);
+  node.$ = found ? remembered(found) : {};
+  adopted?.add(node);
   for (const [name, value] of Object.entries(attrs)) set(node, name, value);
-  if (parent) parent.appendChild(node);
+  if (parent && !found) before === undefined ? parent.appendChild(node) : parent.insertBefore(node, before);
   return node;
+}
+
+/** What an element in the page was given: its attributes, and the fill and stroke of its style. */
+function remembered(node) {
+  const given = {};
+  for (const a of node.attributes) if (a.name !== 'style') given[a.name] = a.value;
+  for (const prop of ['fill', 'stroke']) given[`style ${prop}`] = node.style.getPropertyValue(prop);
+  return given;
+}
+
+/** Run `draw()` taking over the elements of `root` (an SVG drawn at build time) as `el` asks for them; what `draw`
+ * did not ask for is removed. Returns what `draw` returns. */
+export function adopting(root, draw) {
+  adopted = new Set();
+  try {
+    return draw();
+  } finally {
+    const kept = adopted;
+    adopted = null;
+    for (const node of [...root.querySelectorAll('*')]) {
+      if (!kept.has(node) && node.localName !== 'tspan' && node.isConnected) node.remove();
+    }
+  }
 }
 
 /** Set attribute `name` to `value` (null removes it), unless it already has that value. */
 export function set(node, name, value) {
-  if (node.$[name] === value) return;
+  node.$ ??= remembered(node); // an element `el` did not make (a line of a label drawn at build time)
+  const had = node.$[name];
+  if (had === value) return;
   node.$[name] = value;
-  if (value === null) node.removeAttribute(name);
-  else node.setAttribute(name, value);
+  if (value === null) {
+    if (had !== undefined) node.removeAttribute(name);
+  } else if (had !== String(value)) {
+    node.setAttribute(name, value);
+  }
 }
 
 /** Paint `node`'s `prop` ('fill' or 'stroke') with `color`: a CSS colour goes in the attribute; "@name", a colour of

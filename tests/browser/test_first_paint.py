@@ -1,0 +1,65 @@
+"""The figure at first paint: each kernel page of the built site carries its figure as inline SVG (drawn at build
+time by the browser's own renderer, kernelviz/site/figure_svg.py), so it is drawn with JavaScript off, and the
+runtime takes those elements over instead of drawing them again."""
+
+import pytest
+from figure_page import KERNEL_PAGES, without_python
+
+# The shapes of the figure as drawn: every shape element of the SVG that is displayed (not display: none), with its
+# text without spaces (the browser may break a label into other lines than the build's measure did).
+SHAPES = """() => [...document.querySelectorAll('#kv-figure svg .kv-nodes :is(rect, line, path, text, circle)')]
+  .filter((e) => getComputedStyle(e).display !== 'none' && !e.closest('[display="none"]'))
+  .map((e) => e.localName + ':' + e.textContent.replace(/\\s+/g, ''))"""
+
+# Step 0 of a kernel page draws its HBM and SRAM tiles and their labels: 27 to 41 shapes at the sizes the pages open
+# with (the other tiles appear as the steps play). Fewer than this is a figure that is not drawn.
+LEAST_SHAPES = 25
+
+
+@pytest.fixture
+def no_script_page(browser):
+    context = browser.new_context(java_script_enabled=False)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.mark.parametrize("slug", KERNEL_PAGES)
+def test_figure_is_drawn_with_javascript_off_as_the_runtime_draws_step_0(no_script_page, page, site_url, slug):
+    no_script_page.goto(f"{site_url}/{slug}.html")
+    static = no_script_page.evaluate(SHAPES)
+    assert len(static) >= LEAST_SHAPES
+    box = no_script_page.locator("#kv-figure svg").bounding_box()
+    assert box and box["width"] > 100 and box["height"] > 100  # laid out by the stylesheet, not collapsed
+
+    without_python(page).goto(f"{site_url}/{slug}.html")
+    page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    assert page.evaluate("window.kernelviz.step()") == 0
+    assert sorted(page.evaluate(SHAPES)) == sorted(static)
+
+
+# Before any script runs: note the prerendered SVG and every element removed from or added to the figure's SVG.
+WATCH = """document.addEventListener('DOMContentLoaded', () => {
+  const svg = document.querySelector('#kv-figure svg');
+  window.__prerendered = svg;
+  window.__elements = svg ? svg.querySelectorAll('*').length : 0;
+  window.__changes = [];
+  new MutationObserver((records) => {
+    for (const r of records) {
+      for (const n of r.removedNodes) if (n.nodeType === 1) window.__changes.push('-' + n.localName);
+      for (const n of r.addedNodes) if (n.nodeType === 1) window.__changes.push('+' + n.localName);
+    }
+  }).observe(svg, { childList: true, subtree: true });
+});"""
+
+
+@pytest.mark.parametrize("slug", KERNEL_PAGES)
+def test_the_runtime_takes_over_the_prerendered_figure_without_drawing_it_again(page, site_url, slug):
+    page.add_init_script(WATCH)
+    without_python(page).goto(f"{site_url}/{slug}.html")
+    page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    page.wait_for_timeout(200)  # a late resize redraw, if any
+    assert page.evaluate("document.querySelector('#kv-figure svg') === window.__prerendered")
+    assert page.locator("#kv-figure svg[data-prerendered]").count() == 0  # the runtime owns it now
+    assert page.evaluate("document.querySelectorAll('#kv-figure svg *').length") == page.evaluate("window.__elements")
+    # no shape is removed or added: only a label the browser measures otherwise may get other lines (tspans)
+    assert [c for c in page.evaluate("window.__changes") if c[1:] != "tspan"] == []
