@@ -1,6 +1,6 @@
 """How fast the FA2 page's figure is ready and animates, and what the page weighs, against an empty page.
 
-    .venv/bin/python bench/site.py [--loads 5] [--harness]
+    .venv/bin/python bench/site.py [--loads 5] [--harness] [--first-paint]
 
 The FA2 page of the site `kernelviz build` writes (or, with --harness or without the site builder, the figure
 tests' page around the seed FA2 figure), served from 127.0.0.1 to Debian's Chromium (headless), each load in a
@@ -19,8 +19,16 @@ new browser context (cold cache):
   (mark `kv:python-ready`), and Run all with Python warm to the figure updated (the Scene set and the next frame
   painted; one run to warm up, then the median of 15), printed beside navigation -> figure ready from the same
   loads; and navigation -> figure ready with the editors bundle blocked (no Python at all) beside it with Python.
+- first paint (the site only; `--loads` cold loads of each kernel page, each beside one of its baseline): navigation
+  to the figure drawn, against a baseline page written in the same run that holds only the page's prerendered SVG
+  of the same figure (and the palette's colours, inline). "Drawn" is measured the same way on both: a
+  requestAnimationFrame loop, started before the page's first script, notes the first rendering frame in which
+  `#kv-figure svg` is in the document (rendering waits for the stylesheets that block it, so that frame paints the
+  figure); its timestamp, the frame's start, is the figure drawn. Beside it, the frame intervals (p95) and the
+  longest main-thread task while steps 1-3 play at once after `kv:figure-ready`.
 Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included);
-Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1).
+Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1);
+figure drawn within 1.2x of the static SVG's, and frame p95 <= 16.7 ms for the first steps played after load.
 """
 
 import argparse
@@ -63,6 +71,18 @@ RUN_ALL = """async () => { const t0 = performance.now(); const outcome = await w
   await new Promise((resolve) => requestAnimationFrame(() => resolve()));
   return outcome.ok ? performance.now() - t0 : null; }"""
 RUNS = 15
+
+
+# Before the page's first script: the start of the first rendering frame with the figure's <svg> in the document.
+FIGURE_DRAWN = """window.__figureDrawn = null;
+requestAnimationFrame(function look(t) {
+  if (document.querySelector('#kv-figure svg')) window.__figureDrawn = t;
+  else requestAnimationFrame(look);
+});"""
+FIRST_STEPS = range(1, 4)
+STATIC_FIGURE = """<!doctype html><html><head><meta charset="utf-8"><link rel="icon" href="data:,"><title>figure</title>
+<style>{palette}</style></head><body><div id="kv-figure" style="position:relative;width:645px;height:300px">
+{svg}</div></body></html>"""
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -190,10 +210,88 @@ def report_python(t):
     row("Run (warm) -> figure updated, p95", None, percentile(t["run"], 95), "ms")
 
 
+def kernel_pages(folder):
+    """{slug: its prerendered <svg> markup} of the built site's pages that carry one."""
+    import re
+
+    found = {}
+    for html in sorted(folder.glob("*.html")):
+        svg = re.search(r"<svg class=\"kv-svg\".*?</svg>", html.read_text(encoding="utf-8"), re.S)
+        if svg and "data-prerendered" in svg.group(0):
+            found[html.stem] = svg.group(0)
+    return found
+
+
+def figure_drawn(browser, url, play):
+    """A cold load of `url`: (ms from navigation to the figure drawn, frame intervals and the longest task while
+    the first steps play at once after the figure is ready; ([], None) when not `play`)."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(LONG_TASKS)
+    context.add_init_script(FIGURE_DRAWN)
+    page = context.new_page()
+    page.goto(url, wait_until="commit")
+    page.wait_for_function("window.__figureDrawn !== null && window.__figureDrawn !== undefined")
+    drawn = page.evaluate("window.__figureDrawn")
+    played = ([], None)
+    if play:
+        page.wait_for_function(f"({MARK.format('kv:figure-ready')}) !== null")
+        page.evaluate(COLLECT_FRAMES)
+        page.evaluate(f"async () => {{ for (const k of {list(FIRST_STEPS)}) await window.kernelviz.goTo(k); }}")
+        played = page.evaluate(STOP_FRAMES)
+    context.close()
+    return drawn, played
+
+
+def first_paint(browser, folder, base, loads):
+    """{slug: (drawn ms list, baseline ms list, (intervals, longest task))} for each kernel page of the site in
+    `folder`, served at `base`, against a static page of its prerendered SVG written beside it."""
+    palette = (folder / "assets" / "palette.css").read_text(encoding="utf-8")
+    out = {}
+    for slug, svg in kernel_pages(folder).items():
+        (folder / f"bench-static-{slug}.html").write_text(STATIC_FIGURE.format(palette=palette, svg=svg))
+        drawn, static, played = [], [], None
+        for n in range(loads):
+            ms, frames_ = figure_drawn(browser, f"{base}/{slug}.html", play=n == loads - 1)
+            drawn.append(ms)
+            played = frames_ if n == loads - 1 else played
+            static.append(figure_drawn(browser, f"{base}/bench-static-{slug}.html", play=False)[0])
+        out[slug] = (drawn, static, played)
+    return out
+
+
+def report_first_paint(found, loads):
+    print(f"first paint, {loads} cold loads of each kernel page; baseline: a page of only its static SVG, same run")
+    print(f"{'':<36} {'baseline':>12} {'page':>12} {'ratio':>8}")
+    for slug, (drawn, static, (intervals, longest)) in found.items():
+        print(slug)
+        row("  navigation -> figure drawn, median", statistics.median(static), statistics.median(drawn),
+            "ms (target ratio <= 1.2)")  # fmt: skip
+        row("  navigation -> figure drawn, max", max(static), max(drawn), "ms")
+        _, p95, top = spread(intervals)
+        steps = f"steps {FIRST_STEPS[0]}-{FIRST_STEPS[-1]} at once"
+        row(f"  frames, {steps}: p95", 1000 / 60, p95, "ms (baseline: 60 Hz; target <= 16.7)")
+        row("    max", None, top, "ms")
+        row("    longest main-thread task", None, longest, "ms (0: none over 50 ms)")
+
+
+def only_first_paint(folder, base, server, loads):
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+            painted = first_paint(browser, folder, base, loads)
+            browser.close()
+    finally:
+        server.shutdown()
+    report_first_paint(painted, loads)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=5, help="cold loads to take the median of (default 5)")
     parser.add_argument("--harness", action="store_true", help="measure the figure tests' page, not the site's")
+    parser.add_argument("--first-paint", action="store_true", help="measure only the first paint of the kernel pages")
     args = parser.parse_args(argv)
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
@@ -202,6 +300,8 @@ def main(argv=None):
     folder, page_path, what, has_python = site_page(folder, args.harness)
     (folder / "bench-empty.html").write_text(EMPTY)
     server, base = serve(folder)
+    if args.first_paint:
+        return only_first_paint(folder, base, server, args.loads)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
@@ -231,12 +331,15 @@ def main(argv=None):
                     empty = frames(page, play=False)
                 context.close()
             timings = python_loads(browser, f"{base}/{page_path}", args.loads) if has_python else None
+            painted = first_paint(browser, folder, base, args.loads) if has_python else None
             browser.close()
     finally:
         server.shutdown()
     report(what, args.loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls)
     if timings:
         report_python(timings)
+    if painted:
+        report_first_paint(painted, args.loads)
 
 
 def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls):
