@@ -7,13 +7,14 @@
 //                         and check-scene.js, the browser's Scene checker, which the builder runs on each page's
 //                         Scene (kernelviz/site/scenes.py), and render-figure.js, the figure's renderer on a DOM
 //                         shim, which draws the SVG each page opens with (kernelviz/site/figure_svg.py)
-//   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages)
+//   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages); their sizes are
+//                         the bundles' __PYODIDE_FILES__ ({file: bytes}), for the download's progress bar
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
 // browser check the same schema; import it as `kernelviz:validate-scene`.
 import { build } from 'esbuild';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -33,6 +34,8 @@ function generateValidator() {
 }
 
 const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'python_stdlib.zip', 'pyodide-lock.json'];
+// {file: bytes} of those files, known to the bundles as __PYODIDE_FILES__ (the editors' progress bar in MB)
+const pyodideSizes = Object.fromEntries(PYODIDE_FILES.map((f) => [f, statSync(join(modules, 'pyodide', f)).size]));
 
 function copyAssets() {
   mkdirSync(join(dist, 'katex'), { recursive: true });
@@ -61,6 +64,7 @@ await build({
   target: ['chrome110', 'firefox115', 'safari16'],
   alias: { 'kernelviz:validate-scene': validator },
   external: ['./pyodide/*'],
+  define: { __PYODIDE_FILES__: JSON.stringify(pyodideSizes) },
   logLevel: 'warning',
 });
 copyAssets();

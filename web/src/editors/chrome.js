@@ -14,7 +14,9 @@ export function buildChrome(element, title, limit, actions) {
     return b;
   };
   const edited = el('span', { class: 'kv-editor-edited', title: "This code differs from the page's", hidden: true }, 'edited');
-  const status = el('span', { class: 'kv-editor-status', 'aria-live': 'polite' });
+  const statusText = el('span', { class: 'kv-editor-status-text' });
+  const progressBar = el('progress', { class: 'kv-editor-progress', 'aria-label': 'Python download', hidden: true });
+  const status = el('span', { class: 'kv-editor-status', 'aria-live': 'polite' }, progressBar, statusText);
   const runButton = button('Run', 'run', 'Run this editor and every one before it, in order (Ctrl/Cmd+Enter)');
   const runAllButton = button('Run all', 'runAll', 'Run every editor on the page, in order');
   const resetButton = button('Reset', 'reset', "Back to the page's code");
@@ -46,8 +48,13 @@ export function buildChrome(element, title, limit, actions) {
       edited.hidden = !on;
       element.classList.toggle('kv-edited', on);
     },
-    setStatus(text) {
-      status.textContent = text;
+    /** Python's status: `text`, and when `progress` ({loaded, total} bytes) is given, a bar; `failed` marks it. */
+    setStatus(text, progress = null, failed = false) {
+      if (statusText.textContent !== text) statusText.textContent = text;
+      progressBar.hidden = !progress;
+      if (progress) Object.assign(progressBar, { max: progress.total, value: progress.loaded });
+      status.setAttribute('aria-busy', progress ? 'true' : 'false'); // the bar's many steps are not read out
+      status.dataset.failed = failed ? 'true' : 'false';
     },
     setBusy(busy) {
       runButton.disabled = runAllButton.disabled = busy;

@@ -1,40 +1,56 @@
 // Python in a module Web Worker (web/src/entries/worker.js): start it, run sources in it, stop it.
 //
-// The worker loads Pyodide and kernelviz as soon as it starts; a run waits for that. A run's time limit counts from
-// when the worker starts running it, not while Python loads. Stopping (the Stop button or the limit) terminates the
-// worker, which is the only way to interrupt Python without shared memory, and starts a fresh one at once.
+// Nothing is fetched until Python is asked for: start() (the reader reached for Python: a pointer in an editor, an
+// edit, Run, a size not drawn in advance), or a run, which starts it. The worker then loads Pyodide and kernelviz,
+// posting how many bytes it has fetched; a run waits for that. A run's time limit counts from when the worker
+// starts running it, not while Python loads. Stopping (the Stop button or the limit) terminates the worker, which
+// is the only way to interrupt Python without shared memory, and starts a fresh one at once.
 //
-// States, reported to `onState(state, detail)`: 'loading', 'ready' (detail: load time in ms), 'running',
-// 'failed' (detail: why; the next run tries again).
+// States, reported to `onState(state, detail)`: 'idle' (not asked for yet), 'loading' (detail: {loaded, total}
+// bytes, as the download goes), 'ready' (detail: load time in ms), 'running', 'failed' (detail: why; start() or
+// the next run tries again).
 
 export class Python {
   #url;
-  #onState;
+  /** onState(state, detail): follows every change of state (see the top of this file); may be set at any time. */
+  onState;
+  /** {loaded, total}: the bytes of Python downloaded so far, of the total (as the worker last said). */
+  progress = { loaded: 0, total: 0 };
   #worker = null;
   #pending = null; // {id, resolve, started, timer, limitS}
   #seq = 0;
-  state = 'loading';
+  state = 'idle';
 
   constructor(workerURL, onState = () => {}) {
     this.#url = workerURL;
-    this.#onState = onState;
-    this.#start();
+    this.onState = onState;
   }
 
   #setState(state, detail) {
     this.state = state;
-    this.#onState(state, detail);
+    this.onState(state, detail);
+  }
+
+  /** Start loading Python, unless it is loading, loaded or running already. Returns whether this call started it. */
+  start() {
+    if (this.#worker) return false;
+    this.#start();
+    return true;
   }
 
   #start() {
     const startedAt = performance.now();
-    this.#setState('loading');
+    performance.mark('kv:python-start');
+    this.#setState('loading', { loaded: 0, total: 0 });
     const worker = new Worker(this.#url, { type: 'module' });
     this.#worker = worker;
     worker.onmessage = ({ data }) => {
       if (worker !== this.#worker) return;
-      if (data.type === 'ready') {
-        performance.mark('kv:python-ready', { detail: { ms: data.ms, phases: data.phases } });
+      if (data.type === 'progress') {
+        this.progress = { loaded: data.loaded, total: data.total };
+        if (this.state === 'loading') this.#setState('loading', this.progress);
+      } else if (data.type === 'ready') {
+        performance.mark('kv:python-ready', { detail: { ms: data.ms, phases: data.phases, bytes: data.bytes } });
         this.#setState(this.#pending?.started ? 'running' : 'ready', performance.now() - startedAt);
       } else if (data.type === 'failed') {
         this.#fail(data.message);
@@ -89,12 +105,13 @@ export class Python {
 
   /**
    * Run `sources` ([{code, name, first_line}]) with the runner, `sizes` ({N: 12, ...}, optional) overriding the
-   * kernel's figlib.sizes defaults. Resolves (never rejects) to {result, ms} with the runner's RunResult as a dict,
-   * {stopped: {reason: 'stop' | 'limit', seconds}}, or {failed: message}.
+   * kernel's figlib.sizes defaults; Python starts first if it has not (or failed). Resolves (never rejects) to
+   * {result, ms} with the runner's RunResult as a dict, {stopped: {reason: 'stop' | 'limit', seconds}}, or
+   * {failed: message}.
    */
   run(sources, limitS, sizes = null) {
     if (this.#pending) return Promise.resolve({ failed: 'a run is already in progress' });
-    if (!this.#worker) this.#start(); // after a failure: try again
+    if (!this.#worker) this.#start();
     const id = ++this.#seq;
     return new Promise((resolve) => {
       this.#pending = { id, resolve, started: null, timer: null, limitS };
@@ -102,8 +119,10 @@ export class Python {
     });
   }
 
-  /** Stop the run in progress (if any) now, and start a fresh Python. `reason`: 'stop' or 'limit'. */
+  /** Stop the run in progress (if any) now, and start a fresh Python (if one had started). `reason`: 'stop' or
+   * 'limit'. */
   stop(reason = 'stop') {
+    if (!this.#worker && !this.#pending) return;
     this.#restart((pending) => {
       const seconds = pending.started ? (performance.now() - pending.started) / 1000 : 0;
       return { stopped: { reason, seconds } };

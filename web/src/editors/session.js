@@ -1,35 +1,62 @@
 // The page's editors and its Python, together: Run runs an editor and every one before it, in order, in one fresh
 // namespace (the runner's); Run all runs them all. A Scene replaces the figure; what each editor printed appears
 // under it; an error appears at its editor and line, and the figure stays as it was.
+//
+// Python is fetched only when the reader reaches for it: a pointer down in an editor block, an edit, Run or Run
+// all (a run waits for Python to load), or the API (python.start(), run, runAll; the size form uses runAll).
+// Focusing an editor from the keyboard does not: a reader tabbing through the page passes every editor, and 14 MB
+// is not a price for passing by; the status line says what loads it and how much it weighs. While it loads, every
+// editor's status line shows a progress bar in MB.
 import { mountEditor } from './editor.js';
 import { chosenSizes, ranAt } from './figure.js';
 import { readPage } from './page.js';
 import { Provenance } from './provenance.js';
-import { Python } from './python.js';
 import { loadLimit, saveLimit } from './store.js';
 
-const STATUS = { loading: 'Python loading…', ready: 'Python ready', running: 'running…', failed: 'Python failed' };
+/* global __PYODIDE_FILES__ */
+const MB = 1e6;
+const PYODIDE_BYTES = Object.values(__PYODIDE_FILES__).reduce((a, b) => a + b, 0);
+const mb = (bytes) => (bytes / MB).toFixed(1);
+
+/** The status line for Python's `state` and its `detail` (python.js). */
+function statusOf(state, detail) {
+  if (state === 'idle') return { text: `Python: loads on Run or edit (${mb(PYODIDE_BYTES)} MB)` };
+  if (state === 'loading') {
+    const total = detail?.total || PYODIDE_BYTES;
+    const loaded = Math.min(detail?.loaded || 0, total);
+    return { text: `Python: ${mb(loaded)} / ${mb(total)} MB`, progress: { loaded, total } };
+  }
+  if (state === 'ready') return { text: 'Python ready' };
+  if (state === 'running') return { text: 'running…' };
+  return { text: `Python failed: ${detail}; Run tries again`, failed: true };
+}
 
 /**
- * Mount the editors of `doc` and start Python in `workerURL`, a step at a time, so that no step holds the main
- * thread for long: each step of mounting each editor (see editor.js), then Python starting, in a task of its own
- * once `quiet()` resolves (a promise; by default the next task). Python waits for a quiet moment too: its worker
- * loading Pyodide while a step animates costs frames on a 2-core machine (a 333 ms frame measured). Resolves to the
- * page's editor API (see below) once every editor is mounted and Python has started; a Run pressed before then
- * waits for that.
+ * Mount the editors of `doc`, with `python` (a Python, python.js, not started: it starts on the reader's intent,
+ * see above), a step at a time, so that no step holds the main thread for long: each step of mounting each editor
+ * (see editor.js) in a task of its own once `quiet()` resolves (a promise; by default the next task). Resolves to
+ * the page's editor API (see below) once every editor is mounted; a Run pressed before then waits for that.
  */
-export async function startEditors(doc, workerURL, quiet = nextTask) {
+export async function startEditors(doc, python, quiet = nextTask) {
   const page = readPage(doc);
   let limitS = loadLimit();
   let busy = false;
-  let status = STATUS.loading;
+  let status = statusOf(python.state, python.state === 'loading' ? python.progress : null);
   const editors = [];
-  let python = null;
   const provenance = new Provenance(doc, () => run(null));
+  const show = (editor) => editor.chrome.setStatus(status.text, status.progress, status.failed);
+  python.onState = (state, detail) => {
+    status = statusOf(state, detail);
+    for (const e of editors) show(e);
+  };
+  doc.addEventListener('pointerdown', (e) => {
+    if (e.target.closest?.('.kv-editor')) python.start();
+  });
   const actions = {
     run: (editor) => run(editor.index),
     runAll: () => run(null),
     changed(byReset) {
+      if (!byReset) python.start(); // an edit: the reader means to run it
       if (byReset) provenance.reset(editors);
       else provenance.show(editors);
     },
@@ -45,17 +72,11 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
       await quiet();
       const editor = await mountEditor(page.name, spec, actions, limitS, quiet);
       editor.chrome.setLimit(limitS); // the reader may have changed it while this editor mounted
-      editor.chrome.setStatus(status);
+      show(editor);
       editors.push(editor);
       provenance.show(editors);
       performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
     }
-    await quiet();
-    python = new Python(workerURL, (state, detail) => {
-      status = state === 'failed' ? `${STATUS.failed}: ${detail}` : STATUS[state];
-      for (const e of editors) e.chrome.setStatus(status);
-    });
-    performance.mark('kv:python-start');
   })();
 
   /** Run editors 0..last (null: all) at `sizes` (the size form's, unless given). Resolves to what happened: {ok,
@@ -64,6 +85,7 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
     if (busy) return { ok: false, failed: 'a run is already in progress' };
     busy = true;
     const t0 = performance.now();
+    python.start(); // loading while the editors finish mounting, if they have not
     await started;
     if (!editors.length) {
       busy = false;
@@ -99,7 +121,7 @@ export async function startEditors(doc, workerURL, quiet = nextTask) {
       return { ok: false };
     }
     if (outcome.failed) {
-      target.chrome.showMessage(`Python could not run: ${outcome.failed}`, 'error');
+      target.chrome.showMessage(`Python could not run: ${outcome.failed}. Your code is kept; Run tries again.`, 'error');
       return { ok: false };
     }
     const { result } = outcome;

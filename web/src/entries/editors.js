@@ -1,12 +1,14 @@
 // The editors bundle (assets/editors.js), imported by the runtime once the figure is drawn: every ```pie block
-// becomes a CodeMirror editor, then Python starts in a worker, a step at a time at the runtime's quiet moments
-// (window.kernelviz.quiet; without the runtime, task after task), so no step holds the main thread for long. The
-// page's editor API is window.kernelvizEditors ({editors, python, run(index), runAll(), stop()}; runs resolve to
-// what happened), set once every editor is mounted and Python has started; used by tests and benchmarks.
+// becomes a CodeMirror editor, a step at a time at the runtime's quiet moments (window.kernelviz.quiet; without the
+// runtime, task after task), so no step holds the main thread for long. Python (Pyodide in a worker) is not
+// fetched until the reader reaches for it (see editors/session.js). The page's editor API is
+// window.kernelvizEditors ({editors, python, run(index), runAll(), stop()}; runs resolve to what happened;
+// python.start() loads Python), set once every editor is mounted; used by tests and benchmarks.
 // Performance marks: kv:editors-start (this bundle runs), kv:editor-mounted (each editor, detail {index}),
-// kv:python-start (the worker created), kv:python-ready (each time a Python is ready), kv:run-start and
-// kv:figure-updated (each run).
+// kv:python-start (the worker created), kv:python-ready (each time a Python is ready, detail {ms, phases, bytes}),
+// kv:run-start and kv:figure-updated (each run).
 import '../editors/editors.css';
+import { Python } from '../editors/python.js';
 import { nextTask, startEditors } from '../editors/session.js';
 
 function linkStylesheet(href) {
@@ -20,11 +22,16 @@ function linkStylesheet(href) {
 async function start() {
   await quiet(); // linking a stylesheet costs the main thread (~20 ms measured): not in the task the bundle runs in
   linkStylesheet(new URL('./editors.css', import.meta.url).href);
-  window.kernelvizEditors = await startEditors(document, new URL('./worker.js', import.meta.url), quiet);
+  window.kernelvizEditors = await startEditors(document, python, quiet);
   return window.kernelvizEditors;
 }
 
 performance.mark('kv:editors-start');
 const quiet = window.kernelviz?.quiet ?? nextTask;
+const python = new Python(new URL('./worker.js', import.meta.url));
 /** The page's editor API once started (a promise; null on a page without editors). */
 export const editors = document.querySelector('.kv-editor') ? start() : null;
+/** The reader reached for Python (before the editors were mounted, e.g. a pointer that loaded this bundle): start it. */
+export function wantPython() {
+  if (editors) python.start();
+}

@@ -3,7 +3,8 @@
 // moments (starting them costs the main thread frames): the bundle is fetched and compiled first (modulepreload),
 // then run at a quiet moment, and it mounts its editors one quiet moment each. A quiet moment is a task of its
 // own when no step is animating and the browser is idle; once the reader reaches for an editor (focus or pointer
-// in an editor block), every moment is: the rest loads at once, still a task at a time.
+// in an editor block), every moment is: the rest loads at once, still a task at a time. Python itself (Pyodide) is
+// not fetched until the reader reaches for it: see editors/session.js.
 //
 //   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
@@ -160,6 +161,14 @@ function loadEditorsLater({ quiet, reached }) {
   const url = EDITORS_URL;
   const load = loadEditors;
   reached.then(load);
+  // A pointer in an editor block is a reach for Python too; the editors start it once they run, but one that
+  // came before them would be missed: say it here.
+  const pointer = (e) => {
+    if (!e.target.closest?.('.kv-editor')) return;
+    document.removeEventListener('pointerdown', pointer);
+    load().then((module) => module?.wantPython?.());
+  };
+  document.addEventListener('pointerdown', pointer);
   const fetched = new Promise((resolve) => {
     const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: url });
     link.onload = link.onerror = resolve; // a failed fetch is the import's to report

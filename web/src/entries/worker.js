@@ -1,14 +1,25 @@
-// The Python worker (assets/worker.js, a module worker started by the editors). Messages in: {type: 'run', id,
-// sources, sizes} (sizes optional: {N: 12, ...}, the kernel's figlib.sizes overrides). Messages out: {type: 'ready', ms, phases} (load time, and its parts) or {type: 'failed', message} once, then for each run
-// {type: 'started', id} and {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself
-// failed (the runner catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python
-// loads waits for it.
+// The Python worker (assets/worker.js, a module worker the editors start when the reader reaches for Python). It
+// loads Pyodide and kernelviz at once. Messages in: {type: 'run', id, sources, sizes} (sizes optional: {N: 12,
+// ...}, the kernel's figlib.sizes overrides). Messages out: {type: 'progress', loaded, total} (bytes downloaded so
+// far, of the total; see worker/downloads.js) while it loads, then {type: 'ready', ms, phases, bytes} (load time,
+// its parts, bytes downloaded) or {type: 'failed', message} once, then for each run {type: 'started', id} and
+// {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself failed (the runner
+// catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python loads waits for
+// it.
+import { countDownloads } from '../worker/downloads.js';
 import { loadPython } from '../worker/python.js';
 
+/* global __PYODIDE_FILES__ */
 const t0 = performance.now();
+const downloaded = countDownloads(__PYODIDE_FILES__, ({ loaded, total }) =>
+  postMessage({ type: 'progress', loaded, total }),
+);
 const python = loadPython(new URL('./', import.meta.url));
 python.then(
-  ({ phases }) => postMessage({ type: 'ready', ms: performance.now() - t0, phases }),
+  ({ phases }) => {
+    postMessage({ type: 'progress', ...downloaded() });
+    postMessage({ type: 'ready', ms: performance.now() - t0, phases, bytes: downloaded().loaded });
+  },
   (error) => postMessage({ type: 'failed', message: String(error?.message || error) }),
 );
 

@@ -86,11 +86,12 @@ export class Sizes {
 
   async runPython(sizes, current) {
     let api = this.python.loaded();
-    if (!api || api.python.state === 'loading') {
+    if (!api || api.python.state === 'idle' || api.python.state === 'loading') {
       this.form.say(`${describe(sizes)} was not drawn in advance: Python is loading to draw it (a few seconds)…`, true);
       api ||= await this.python.start();
       if (!api && !document.querySelector('.kv-editor')) throw new Error('it needs Python, and this page has no editors');
       if (!api) throw new Error('it needs Python, which could not be started');
+      api.python.start(); // fetched only now: a size not drawn in advance is a reach for Python
     } else {
       await sleep(PYTHON_PAUSE_MS);
     }
