@@ -9,6 +9,7 @@ panel of the Online softmax page shows NumPy's numbers, also after its controls 
 import json
 
 import pytest
+from python_intent import start_python
 
 from kernelviz.runner import Source, run
 from tests.pages.test_pages_softmax_fa1 import check_panel, panel_numbers
@@ -98,9 +99,7 @@ def python_page(page, site_url):
 
     def open_with_python(slug):
         open_page(page, f"{site_url}/{slug}.html")
-        page.wait_for_function(
-            "window.kernelvizEditors && kernelvizEditors.python.state === 'ready'", timeout=PYTHON_READY_MS
-        )
+        start_python(page, PYTHON_READY_MS / 1000)
         return page
 
     return open_with_python

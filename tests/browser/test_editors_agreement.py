@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+from python_intent import start_python
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.md") if "```pie" in p.read_text(encoding="utf-8"))
@@ -44,9 +45,7 @@ def test_browser_run_gives_the_embedded_scene(tab, built, name, outside_requests
     out, url = built
     expected = embedded_scene(out / f"{name}.html")
     page.goto(f"{url}/{name}.html")
-    page.wait_for_function(
-        "window.kernelvizEditors && kernelvizEditors.python.state === 'ready'", timeout=PYTHON_READY_MS
-    )
+    start_python(page, PYTHON_READY_MS / 1000)
     count = page.evaluate("kernelvizEditors.editors.length")
     assert count == len(json.loads(page.locator("#kv-editors").text_content()))
     outcome = page.evaluate("kernelvizEditors.runAll()")

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from python_intent import start_python
 
 from kernelviz.runner import Source, run
 from kernelviz.site import assets as site_assets
@@ -103,7 +104,7 @@ def open_page(page, site, name="fa2"):
 
 
 def wait_ready(page):
-    page.wait_for_function("kernelvizEditors.python.state === 'ready'", timeout=PYTHON_READY_S * 1000)
+    start_python(page, PYTHON_READY_S)
 
 
 def editor(page, index):

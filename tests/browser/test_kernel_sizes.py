@@ -19,6 +19,7 @@ from figure_page import (
     step_count,
     without_python,
 )
+from python_intent import start_python
 
 from tests.pages.kernel_pages import Page, trace_args
 
@@ -135,7 +136,7 @@ def test_the_kernel_edited_to_more_tiles_keeps_every_bullet_on_its_own_step(shar
     page = shared_page
     page.goto(f"{site_url}/flash-attention-2.html")
     page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 1")
-    page.wait_for_function("kernelvizEditors.python.state === 'ready'", timeout=PYTHON_READY_S * 1000)
+    start_python(page, PYTHON_READY_S)
     last = page.evaluate("kernelvizEditors.editors.length") - 1
     code = page.evaluate("(i) => kernelvizEditors.editors[i].code()", last)
     default = page.evaluate("window.kernelviz.sizes()")
