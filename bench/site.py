@@ -16,7 +16,8 @@ new browser context (cold cache):
 - weight: the size of every file the page and its worker fetched (Pyodide and the Python files it runs are
   counted apart), and the gzip-compressed size of the page's own files (HTML, CSS, JS, fonts: all but Pyodide).
 - Python (the site's page only; more cold loads, as many): navigation to Python ready in the editors' worker
-  (mark `kv:python-ready`), and Run all with Python warm to the figure updated (the Scene set and the next frame
+  (mark `kv:python-ready`; Python is asked for, as a reader's click would, as soon as the editors have mounted),
+  and Run all with Python warm to the figure updated (the Scene set and the next frame
   painted; one run to warm up, then the median of 15), printed beside navigation -> figure ready from the same
   loads; and navigation -> figure ready with the editors bundle blocked (no Python at all) beside it with Python.
 - first paint (the site only; `--loads` cold loads of each kernel page, each beside one of its baseline): navigation
@@ -26,9 +27,14 @@ new browser context (cold cache):
   `#kv-figure svg` is in the document (rendering waits for the stylesheets that block it, so that frame paints the
   figure); its timestamp, the frame's start, is the figure drawn. Beside it, the frame intervals (p95) and the
   longest main-thread task while steps 1-3 play at once after `kv:figure-ready`.
+- Python on intent (the site's page only; as many more cold loads): the bytes of a read-and-play visit (load, play
+  steps 3 to 9, scroll to the end; every request, uncompressed sizes as the server sends them) and how many of its
+  requests were under pyodide/ (0: Python is fetched only when the reader reaches for it); and Run all pressed on a
+  cold page (Python not loaded before the press) to the figure updated, beside the warm Run above (as a ratio).
 Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included);
 Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1);
 figure drawn within 1.2x of the static SVG's, and frame p95 <= 16.7 ms for the first steps played after load.
+read-and-play visit <= 1.5 MB with no request under pyodide/.
 """
 
 import argparse
@@ -71,6 +77,9 @@ RUN_ALL = """async () => { const t0 = performance.now(); const outcome = await w
   await new Promise((resolve) => requestAnimationFrame(() => resolve()));
   return outcome.ok ? performance.now() - t0 : null; }"""
 RUNS = 15
+# Python is fetched on the reader's intent: the sections that measure it ask for it as soon as the editors mount.
+START_PYTHON = """async () => { while (!window.kernelvizEditors) await new Promise((r) => setTimeout(r, 20));
+  kernelvizEditors.python.start(); }"""
 
 
 # Before the page's first script: the start of the first rendering frame with the figure's <svg> in the document.
@@ -188,6 +197,7 @@ def python_loads(browser, url, loads):
     out = {"figure": [], "python": [], "run": [], "figure_without": []}
     for _ in range(loads):
         context, page, ms, _fetched = load(browser, url, MARK.format("kv:figure-ready"))
+        page.evaluate(START_PYTHON)
         page.wait_for_function(f"({MARK.format('kv:python-ready')}) !== null", timeout=PYTHON_READY_S * 1000)
         out["figure"].append(ms)
         out["python"].append(page.evaluate(MARK.format("kv:python-ready")))
@@ -287,6 +297,45 @@ def only_first_paint(folder, base, server, loads):
     report_first_paint(painted, loads)
 
 
+READ_GOAL_MB = 1.5
+COLD_RUN = """async () => { const t0 = performance.now(); await new Promise((r) => setTimeout(r, 0));
+  while (!window.kernelvizEditors) await new Promise((r) => setTimeout(r, 20));
+  if (kernelvizEditors.python.state !== 'idle') return null;
+  const outcome = await kernelvizEditors.runAll();
+  await new Promise((resolve) => requestAnimationFrame(() => resolve()));
+  return outcome.ok ? performance.now() - t0 : null; }"""
+
+
+def intent_loads(browser, url, folder, base, loads):
+    """Per cold load: a read-and-play visit's bytes and its requests under pyodide/, then Run all from a cold Python
+    to the figure updated. {"bytes": [...], "pyodide_requests": [...], "cold_run": [ms, ...]}."""
+    out = {"bytes": [], "pyodide_requests": [], "cold_run": []}
+    for _ in range(loads):
+        context, page, _ms, fetched = load(browser, url, MARK.format("kv:figure-ready"))
+        page.evaluate(f"async () => {{ for (const k of {list(PLAYED)}) await window.kernelviz.goTo(k); }}")
+        page.mouse.wheel(0, 20000)
+        page.wait_for_function("window.kernelvizEditors !== undefined", timeout=PYTHON_READY_S * 1000)
+        page.wait_for_timeout(1000)
+        urls = list(fetched)
+        out["bytes"].append(weight(urls, folder, base)[0])
+        out["pyodide_requests"].append(sum("/pyodide/" in u for u in urls))
+        out["cold_run"].append(page.evaluate(COLD_RUN))
+        context.close()
+    return out
+
+
+def report_intent(t, warm_runs):
+    print(f"Python on intent, {len(t['bytes'])} more cold loads; baseline: the goal, and the warm Run above")
+    median = statistics.median
+    row("read-and-play visit, bytes, max", READ_GOAL_MB * 1000, max(t["bytes"]) / 1000,
+        f"KB uncompressed (goal <= {READ_GOAL_MB} MB)")  # fmt: skip
+    row("  requests under pyodide/, max", None, max(t["pyodide_requests"]), "(goal 0)")
+    cold = [ms for ms in t["cold_run"] if ms is not None]
+    warm = median(warm_runs) if warm_runs else None
+    row("Run (cold Python) -> figure, median", warm, median(cold) if cold else None,
+        f"ms (baseline: Run warm; {len(cold)} of {len(t['cold_run'])} cold runs ok)")  # fmt: skip
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--loads", type=int, default=5, help="cold loads to take the median of (default 5)")
@@ -315,6 +364,7 @@ def main(argv=None):
                     python_ready, settled = None, ([], None)
                     try:
                         if has_python:
+                            page.evaluate(START_PYTHON)
                             page.wait_for_function(f"({MARK.format('kv:python-ready')}) !== null",
                                                    timeout=PYTHON_READY_S * 1000)  # fmt: skip
                             python_ready = page.evaluate(MARK.format("kv:python-ready"))
@@ -332,6 +382,7 @@ def main(argv=None):
                 context.close()
             timings = python_loads(browser, f"{base}/{page_path}", args.loads) if has_python else None
             painted = first_paint(browser, folder, base, args.loads) if has_python else None
+            intent = intent_loads(browser, f"{base}/{page_path}", folder, base, args.loads) if has_python else None
             browser.close()
     finally:
         server.shutdown()
@@ -340,6 +391,8 @@ def main(argv=None):
         report_python(timings)
     if painted:
         report_first_paint(painted, args.loads)
+    if intent:
+        report_intent(intent, timings["run"])
 
 
 def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls):
