@@ -89,7 +89,8 @@ def test_editors_load_a_step_per_idle_moment_and_never_while_a_step_animates(pag
         page.wait_for_timeout(5)  # the bundle's fetch, between idle moments
     assert page.evaluate("window.kernelvizEditors && kernelvizEditors.editors.length") == count
     marks = loading_marks(page)
-    assert [m["name"] for m in marks] == ["kv:editors-start", *["kv:editor-mounted"] * count, "kv:python-start"]
+    # Python is not among them: it is fetched when the reader reaches for it (test_python_on_intent.py)
+    assert [m["name"] for m in marks] == ["kv:editors-start", *["kv:editor-mounted"] * count]
     assert [m["index"] for m in marks if m["name"] == "kv:editor-mounted"] == list(range(count))
     steps = page.evaluate("window.__steps")
     assert not any(m["animating"] for m in [*marks, *steps])
@@ -114,6 +115,6 @@ def test_reaching_for_an_editor_loads_them_at_once_even_while_a_step_animates(pa
     assert page.evaluate("kernelvizEditors.editors.length") == count
     assert page.evaluate(ANIMATING), "the editors loaded without waiting for the step"
     assert page.evaluate("window.__moment") == 0  # no idle moment was needed
-    assert [m["name"] for m in loading_marks(page)][-1] == "kv:python-start"
+    assert "kv:python-start" in [m["name"] for m in loading_marks(page)]  # a click in an editor wants Python
     if page.errors:
         pytest.fail(f"console errors: {page.errors}")
