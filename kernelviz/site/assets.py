@@ -1,15 +1,21 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
 their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``
-and the icon, and the Python the browser worker runs:
+and the icon, the one stylesheet each page links, and the Python the browser worker runs:
 
+    assets/page.css                  KaTeX's CSS, palette.css, site.css, main.css, in that order (every page)
+    assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
     assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json, figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
+
+A page links one stylesheet, so that nothing but its HTML and that one file holds back its first paint (the parts
+stay beside it, for pages that are not the builder's).
 
 Files are hard-linked from web/dist when the file system allows (the Pyodide files are megabytes), else copied.
 """
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -33,11 +39,31 @@ def check_runtime(web_dist):
         raise BuildError(f"the browser runtime in {web_dist} is incomplete (no {', '.join(missing)}); {SETUP}")
 
 
-def stylesheets(web_dist, scripts=()):
-    """The runtime's stylesheets a page links: main.css (the runtime every page loads), then NAME.css for each entry
-    NAME in `scripts` (the page's front matter) that has one. Not editors.css: editors.js links it when it loads."""
-    names = dict.fromkeys(["main", *scripts])
-    return [f"{name}.css" for name in names if (Path(web_dist) / f"{name}.css").is_file()]
+COMMON_CSS = ("katex/katex.min.css", "palette.css", "site.css")
+# a url() in a part that is relative to the part's own folder (not data:, not absolute, not a fragment)
+RELATIVE_URL = re.compile(r"""url\((['"]?)(?![a-z][a-z0-9+.-]*:|/|#)""", re.I)
+
+
+def stylesheet(web_dist, scripts=()):
+    """(name, parts) of the one stylesheet a page links, ``assets/NAME``: KaTeX's CSS, palette.css, site.css and the
+    runtime's main.css, then NAME.css for each entry NAME in `scripts` (the page's front matter) that has one. Not
+    editors.css: editors.js links it when it loads. `parts` are paths under assets/, in the order they cascade."""
+    names = [name for name in dict.fromkeys(["main", *scripts]) if (Path(web_dist) / f"{name}.css").is_file()]
+    extra = [name for name in names if name != "main"]
+    return "-".join(["page", *extra]) + ".css", [*COMMON_CSS, *(f"{name}.css" for name in names)]
+
+
+def write_stylesheet(assets, name, parts):
+    """Write ``assets/NAME``: the files `parts` (under `assets`) one after another, each url() relative to a part's
+    own folder rewritten relative to assets/ (KaTeX's fonts: ``url(fonts/…)`` in katex/ is ``url(katex/fonts/…)``)."""
+    texts = []
+    for part in parts:
+        folder = Path(part).parent.as_posix()
+        text = (Path(assets) / part).read_text(encoding="utf-8")
+        if folder != ".":
+            text = RELATIVE_URL.sub(rf"url(\g<1>{folder}/", text)
+        texts.append(f"/* {part} */\n{text.strip()}\n")
+    (Path(assets) / name).write_text("".join(texts), encoding="utf-8")
 
 
 def copy(web_dist, assets):

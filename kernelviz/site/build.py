@@ -114,20 +114,25 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
 
     # render, write beside `out` with the assets, check the links
     stage("render")
-    html = {
-        page.output: render.page_html(page, md, context, assets.stylesheets(web_dist, page.meta.get("scripts", [])))
-        for page in site
-    }
-    viewed = kernel_views(context, diagnostics, assets.stylesheets(web_dist, []))
+    sheets = {}  # {name: parts} of the stylesheets the pages link, one a page (assets.stylesheet)
+
+    def stylesheet(scripts=()):
+        name, sheets[name] = assets.stylesheet(web_dist, scripts)
+        return [name]
+
+    html = {page.output: render.page_html(page, md, context, stylesheet(page.meta.get("scripts", []))) for page in site}
+    viewed = kernel_views(context, diagnostics, stylesheet())
     html.update(viewed)
     html.update(scene_files)
-    library = library_page.pages(site, context, assets.stylesheets(web_dist, []))  # figlib.html, when used
+    library = library_page.pages(site, context, stylesheet())  # figlib.html, when used
     html.update(library)
     stage("write")
     staging = out.parent / f".{out.name}.building"
     out.parent.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(staging, ignore_errors=True)
     assets.copy(web_dist, staging / "assets")
+    for name, parts in sheets.items():
+        assets.write_stylesheet(staging / "assets", name, parts)
     for name, text in html.items():
         (staging / name).parent.mkdir(parents=True, exist_ok=True)
         (staging / name).write_text(text, encoding="utf-8")

@@ -9,7 +9,8 @@ matter gives the form's ranges, in the kernel's order,
 gets in its figure's box the form
 
     <form class="kv-sizes" data-scenes="scenes/SLUG/" data-prerendered='["N8-Br4-Bc4", ...]'>
-      <label>N <input name="N" type="number" min="1" max="24" step="1" value="8"></label> ...</form>
+      <label>N <input name="N" type="number" min="1" max="24" step="1" value="8"><span class="kv-range">1 to
+      24</span></label> ...</form>
 
 and the files ``scenes/SLUG/N8-Br4-Bc4.json`` (name=value pairs in the form's order, joined by ``-``), each the
 Scene the runner draws at those sizes, exactly what the page would embed. Prerendered: every combination within the
@@ -156,8 +157,9 @@ def prerender(site, diagnostics, limits=None):
 
 def form_html(slug, ranges, defaults, names):
     """The size form (see the module docstring)."""
-    inputs = "".join(
-        f'<label>{n} <input name="{n}" type="number" min="{lo}" max="{hi}" step="1" value="{defaults[n]}"></label>'
+    inputs = "".join(  # each with its range, which the runtime's hint takes over (forms/number-field.js)
+        f'<label>{n} <input name="{n}" type="number" min="{lo}" max="{hi}" step="1" value="{defaults[n]}">'
+        f'<span class="kv-range">{lo} to {hi}</span></label>'
         for n, (lo, hi) in ranges.items()
     )
     listed = json.dumps(names, separators=(",", ":"))

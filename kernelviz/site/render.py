@@ -1,12 +1,16 @@
 """A parsed, resolved page to its HTML (``templates/page.html``), per the page contract:
 
-    <body data-page="SLUG">  nav  <main class="kv-page" data-canvas-side="right|left|">
-      <article class="kv-prose"> h1, table of sections, prerequisites, the Markdown </article>
+    <body data-page="SLUG">  skip links  nav  <main class="kv-page" data-canvas-side="right|left|">
       <aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: TITLE">  (pages with editors)
-        the size form, and <div class="kv-canvas"><svg data-prerendered>: the figure at its first step, drawn at
-        build time (figure_svg), which the runtime takes over
+        <details class="kv-settings" data-prerendered>, the size form, <div class="kv-canvas"><svg
+        data-prerendered>: the figure at its first step, <div class="kv-dock" data-prerendered>: its step list; drawn
+        at build time (figure_svg), which the runtime takes over
       </aside>
+      <article class="kv-prose" id="kv-text"> h1, table of sections, prerequisites, the Markdown </article>
     </main>
+
+The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
+places it beside the text, or docked above it on a narrow screen).
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
     <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
                                                            runtime shows it where the figure would be)
@@ -28,9 +32,9 @@ from .extensions import toc
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
 
 
-def page_html(page, md, context, stylesheets=("main.css",)):
+def page_html(page, md, context, stylesheets):
     """The HTML of `page`; `context` has the build's `nav` entries and `pages` ({slug: Page}). `stylesheets`: the
-    runtime's stylesheets under assets/ to link."""
+    stylesheets under assets/ to link (the builder's pages link one: assets.stylesheet)."""
     scene = page.scene
     side = (scene or {}).get("canvas", {}).get("side") or ""
     scripts = "\n".join(
@@ -60,7 +64,7 @@ def page_html(page, md, context, stylesheets=("main.css",)):
     )
 
 
-def plain_page_html(slug, title, body, context, stylesheets=("main.css",)):
+def plain_page_html(slug, title, body, context, stylesheets):
     """A page the builder writes itself (no Markdown, no figure, no editors): `title` as text, `body` as HTML, in the
     site's template with its nav; `context` and `stylesheets` as in `page_html`."""
     return TEMPLATE.substitute(
@@ -80,21 +84,26 @@ def plain_page_html(slug, title, body, context, stylesheets=("main.css",)):
 
 
 def figure_html(page):
-    """The figure's box (pages with editors): named for the page, and a target of the skip link; it holds the size
-    form first, when the page has one."""
+    """The figure's box (pages with editors): named for the page, and a target of the skip link. It holds, as the
+    runtime lays it out, the canvas settings, the size form (when the page has one), the canvas and the dock (the
+    step list), all drawn at build time when the build's editors drew a Scene."""
     if not page.editors:
         return ""
     label = escapeHtml(f"Figure: {page.title}")
     form = getattr(page, "sizes_form", "")  # the size form, on a page with one (site.prerender)
-    drawn = getattr(page, "figure_svg", None)  # the figure drawn at build time (site.figure_svg)
-    canvas = f'<div class="kv-canvas">{drawn}</div>' if drawn else ""
-    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{form}{canvas}</aside>'
+    drawn = getattr(page, "figure_drawn", None)  # the figure and its controls drawn at build time (site.figure_svg)
+    parts = [drawn.settings, form, f'<div class="kv-canvas">{drawn.svg}</div>', drawn.dock] if drawn else [form]
+    return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{"".join(parts)}</aside>'
 
 
 def skip_link(page):
-    """The page's first link, shown when focused: to the figure on a page with one, else to the content."""
+    """The page's first links, shown when focused: on a page with a figure (which comes first in the document, so
+    that it is parsed and painted first), to the text after it and to the figure; else to the content."""
     if page.editors:
-        return '<a class="kv-skip" href="#kv-figure">Skip to the figure</a>'
+        return (
+            '<a class="kv-skip" href="#kv-text">Skip to the text</a>'
+            '<a class="kv-skip" href="#kv-figure">Skip to the figure</a>'
+        )
     return '<a class="kv-skip" href="#kv-main">Skip to the content</a>'
 
 

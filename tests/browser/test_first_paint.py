@@ -1,6 +1,7 @@
-"""The figure at first paint: each kernel page of the built site carries its figure as inline SVG (drawn at build
-time by the browser's own renderer, kernelviz/site/figure_svg.py), so it is drawn with JavaScript off, and the
-runtime takes those elements over instead of drawing them again."""
+"""The figure at first paint: each kernel page of the built site carries its figure as inline SVG, with its controls
+(drawn at build time by the browser's own renderer, kernelviz/site/figure_svg.py), so it is drawn with JavaScript
+off, and the runtime takes those elements over instead of drawing them again, and its controls' places: nothing in
+the figure moves when the runtime starts."""
 
 import pytest
 from figure_page import KERNEL_PAGES, without_python
@@ -30,6 +31,9 @@ def test_figure_is_drawn_with_javascript_off_as_the_runtime_draws_step_0(no_scri
     assert len(static) >= LEAST_SHAPES
     box = no_script_page.locator("#kv-figure svg").bounding_box()
     assert box and box["width"] > 100 and box["height"] > 100  # laid out by the stylesheet, not collapsed
+    controls = "#kv-figure :is(.kv-settings, .kv-sizes, .kv-dock, button, input)"
+    assert no_script_page.locator(controls).count() > 0  # drawn with the page, but hidden: they would do nothing
+    assert no_script_page.evaluate(f"[...document.querySelectorAll('{controls}')].every((e) => !e.checkVisibility())")
 
     without_python(page).goto(f"{site_url}/{slug}.html")
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
@@ -63,3 +67,33 @@ def test_the_runtime_takes_over_the_prerendered_figure_without_drawing_it_again(
     assert page.evaluate("document.querySelectorAll('#kv-figure svg *').length") == page.evaluate("window.__elements")
     # no shape is removed or added: only a label the browser measures otherwise may get other lines (tspans)
     assert [c for c in page.evaluate("window.__changes") if c[1:] != "tspan"] == []
+
+
+# Before any script runs: every layout shift whose moved elements lie in the figure, as "ms: element y0 -> y1".
+FIGURE_SHIFTS = """window.__figureShifts = [];
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries())
+    for (const s of e.sources)
+      if (s.node && s.node.parentElement?.closest('#kv-figure'))
+        window.__figureShifts.push(`${e.startTime | 0} ms: ${s.node.className || s.node.nodeName} `
+          + `${s.previousRect.y} -> ${s.currentRect.y}`);
+}).observe({ type: 'layout-shift', buffered: true });"""
+SCREENS = {"laptop": {"width": 1366, "height": 768}, "phone": {"width": 390, "height": 844}}
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+@pytest.mark.parametrize("slug", KERNEL_PAGES)
+def test_the_runtime_puts_its_controls_where_the_drawn_ones_were(browser, site_url, slug, screen):
+    context = browser.new_context(viewport=SCREENS[screen], reduced_motion="reduce")
+    context.add_init_script(FIGURE_SHIFTS)
+    page = without_python(context.new_page())
+    page.goto(f"{site_url}/{slug}.html")
+    page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    page.wait_for_timeout(300)
+    assert page.locator("#kv-figure :is(svg, .kv-settings, .kv-dock)[data-prerendered]").count() == 0  # taken over
+    assert page.locator("#kv-figure .kv-settings").count() == 1 and page.locator("#kv-figure .kv-dock").count() == 1
+    assert page.locator("#kv-figure .kv-range").count() == page.locator("#kv-figure input[type=number]").count()
+    narrow = SCREENS[screen]["width"] <= 900
+    assert page.evaluate("document.querySelector('#kv-figure .kv-settings').open") is not narrow
+    assert page.evaluate("window.__figureShifts") == []
+    context.close()

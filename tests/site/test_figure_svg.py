@@ -1,5 +1,6 @@
 """The figure drawn at build time (kernelviz.site.figure_svg): the browser's renderer in the builder's V8 draws a
-Scene's SVG at the step asked, marked for the runtime to take over, and the build puts it in the figure's box."""
+Scene's SVG at the step asked, and its controls (settings panel, step list), marked for the runtime to take over,
+and the build puts them in the figure's box in the order the runtime lays them out."""
 
 import re
 from html.parser import HTMLParser
@@ -33,6 +34,9 @@ def step(label, diff):
     return {"label": label, "start": [], "move": diff, "end": [], "stagger": 0}
 
 
+VOID = {"input", "br", "img", "hr", "meta", "link", "wbr"}  # HTML elements without an end tag
+
+
 class Elements(HTMLParser):
     """The start tags of some markup, as (tag, attributes), and whether every element it opened was closed."""
 
@@ -43,7 +47,8 @@ class Elements(HTMLParser):
 
     def handle_starttag(self, tag, attrs):
         self.tags.append((tag, dict(attrs)))
-        self.open.append(tag)
+        if tag not in VOID:
+            self.open.append(tag)
 
     def handle_endtag(self, tag):
         assert self.open.pop() == tag
@@ -71,6 +76,26 @@ def test_the_svg_shows_the_step_asked():
     assert "#ff0000" in fills(2) and "#00ff00" in fills(2)
 
 
+def test_the_controls_are_the_runtimes_at_the_step_asked_and_the_drawing_is_named():
+    items = [box(0, "A"), box(2, "B")]
+    steps = [step("start", []), step("one", [[0, {"fill": "#ff0000"}]]), step("two", [[1, {"fill": "#00ff00"}]])]
+    drawn = figure_svg.figure(scene(items, steps), WEB_DIST, step=1, title="My <page>")
+    settings = Elements(drawn.settings)
+    assert settings.open == [] and settings.tags[0][0] == "details"
+    assert {"open", "data-prerendered"} <= set(settings.tags[0][1]) and "kv-settings" in settings.tags[0][1]["class"]
+    values = {a["name"]: a.get("value") for t, a in settings.tags if t == "input"}
+    assert values == {"unit": "40", "gridOpacity": "0.2", "canvasColor": "#ffffff", "originX": "0", "originY": "0"}
+    dock = Elements(drawn.dock)
+    assert dock.open == [] and dock.tags[0] == ("div", {"class": "kv-dock", "data-prerendered": ""})
+    goto = [a for t, a in dock.tags if t == "button" and "data-goto" in a]
+    assert [a["data-goto"] for a in goto] == ["0", "1", "2"]
+    assert [a["data-goto"] for a in goto if "aria-current" in a] == ["1"]
+    assert "1 / 2" in drawn.dock
+    name = Elements(drawn.svg).tags[0][1]["aria-label"]
+    assert name == "Figure of My <page>, step 1 of 2: one"
+    assert Elements(figure_svg.figure(scene(items), WEB_DIST).dock).tags == [("div", dock.tags[0][1])]  # no steps
+
+
 def test_a_renderer_missing_from_the_runtime_is_a_build_error(tmp_path):
     with pytest.raises(BuildError, match="render-figure.js"):
         figure_svg.svg(scene([box(0, "A")]), tmp_path)
@@ -84,5 +109,7 @@ def test_a_built_page_opens_with_its_figure_in_the_canvas_box_and_a_failed_one_w
     text = (out / "fig.html").read_text()
     aside = re.search(r'<aside class="kv-figure".*?</aside>', text, re.S).group(0)
     assert re.search(r'<div class="kv-canvas"><svg class="kv-svg"[^>]* data-prerendered="">', aside)
-    assert aside.endswith("</svg></div></aside>")
+    order = [m.group(1) for m in re.finditer(r'<(?:details|div) class="(kv-settings|kv-canvas|kv-dock)"', aside)]
+    assert order == ["kv-settings", "kv-canvas", "kv-dock"]  # as the runtime lays them out
+    assert '</svg></div><div class="kv-dock" data-prerendered="">' in aside and aside.endswith("</div></aside>")
     assert "<svg" not in (out / "bad.html").read_text()

@@ -33,15 +33,33 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<main class="kv-page" id="kv-main" data-canvas-side="">' in text
     assert '<a class="kv-skip" href="#kv-main">' in text  # no figure: the skip link goes to the content
     assert '<button class="kv-theme" type="button" aria-pressed="false">' in text
-    assert '<article class="kv-prose">' in text and "<em>prose</em>" in text
+    assert '<article class="kv-prose" id="kv-text">' in text and "<em>prose</em>" in text
     assert '<script type="module" src="assets/main.js"></script>' in text
-    assert stylesheets(text) == [
-        "assets/katex/katex.min.css",
-        "assets/palette.css",
-        "assets/site.css",
-        "assets/main.css",
-    ]
+    assert stylesheets(text) == ["assets/page.css"]  # one stylesheet: nothing else holds back the first paint
+    assert parts_of(out / "assets/page.css") == ["katex/katex.min.css", "palette.css", "site.css", "main.css"]
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
+
+
+def parts_of(sheet):
+    """The files a built stylesheet is made of, in order, each checked to be there whole (its url()s aside)."""
+    text = sheet.read_text()
+    names = re.findall(r"^/\* (\S+) \*/$", text, re.M)
+    for name in names:
+        part = (sheet.parent / name).read_text().strip()
+        if "url(" not in part:
+            assert part in text, f"{sheet.name} does not hold {name} whole"
+    return names
+
+
+def test_the_stylesheet_finds_the_fonts_of_the_parts_in_folders(build_site, fake_dist):
+    (fake_dist / "katex/katex.min.css").write_text(
+        '@font-face{src:url(fonts/A.woff2) format("woff2"),url("fonts/B.woff2")}.x{background:url(data:,)}'
+        ".y{background:url(/abs.png)}.z{background:url(https://example.org/c.png)}\n"
+    )
+    _, out = build_site({"a.md": page("A.\n")})
+    text = (out / "assets/page.css").read_text()
+    assert 'url(katex/fonts/A.woff2) format("woff2"),url("katex/fonts/B.woff2")' in text
+    assert "url(data:,)" in text and "url(/abs.png)" in text and "url(https://example.org/c.png)" in text
 
 
 def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, validate_scene):
@@ -53,7 +71,9 @@ def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, vali
     assert [s["label"] for s in scene["nodes"][-1]["steps"]] == ["start", "load Q0", "load K0"]
     assert '<main class="kv-page" id="kv-main" data-canvas-side="right">' in text
     assert '<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="Figure: ' in text
-    assert '<a class="kv-skip" href="#kv-figure">Skip to the figure</a>' in text
+    assert text.index('id="kv-figure"') < text.index('<article class="kv-prose" id="kv-text">')  # parsed first
+    skips = '<a class="kv-skip" href="#kv-text">Skip to the text</a><a class="kv-skip" href="#kv-figure">Skip to'
+    assert skips in text
     editors = json.loads(re.search(r'id="kv-editors">(.*?)</script>', text).group(1))
     assert [e["title"] for e in editors] == ["Helpers", "Kernel"]
     assert editors[0]["code"].startswith("import json\n")
@@ -252,7 +272,8 @@ def test_front_matter_scripts_load_entry_bundles_and_unknown_ones_warn(build_sit
     result, out = build_site({"s.md": source})
     text = (out / "s.html").read_text()
     assert '<script type="module" src="assets/explorer.js"></script>' in text
-    assert stylesheets(text)[-2:] == ["assets/main.css", "assets/explorer.css"]  # nosuch has no CSS either
+    assert stylesheets(text) == ["assets/page-explorer.css"]
+    assert parts_of(out / "assets/page-explorer.css")[-2:] == ["main.css", "explorer.css"]  # nosuch has no CSS
     (w,) = result.warnings
     assert w.line == 1 and "assets/nosuch.js" in w.message
 
@@ -263,9 +284,11 @@ def test_a_page_links_only_the_css_of_the_entries_it_loads(build_site, figure_md
         {"plain.md": page("Text.\n"), "fig.md": page(figure_md), "x.md": page("X.\n", "title: X\nscripts: [explorer]")}
     )
     for name in ("plain.html", "fig.html"):
-        sheets = stylesheets((out / name).read_text())
-        assert "assets/explorer.css" not in sheets and "assets/editors.css" not in sheets
-    assert "assets/explorer.css" in stylesheets((out / "x.html").read_text())
+        assert stylesheets((out / name).read_text()) == ["assets/page.css"]
+    assert "explorer.css" not in parts_of(out / "assets/page.css")
+    assert stylesheets((out / "x.html").read_text()) == ["assets/page-explorer.css"]
+    assert "explorer.css" in parts_of(out / "assets/page-explorer.css")
+    assert not any("editors.css" in parts_of(sheet) for sheet in (out / "assets").glob("page*.css"))
 
 
 def test_front_matter_errors(build_site):

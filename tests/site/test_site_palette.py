@@ -32,6 +32,7 @@ def test_prose_math_uses_the_macros_and_the_css_is_written(build_site):
     text = (out / "m.html").read_text()
     assert 'class="enclosing kv-c-m"' in text and 'class="enclosing kv-c-l"' in text and "kv-c-o" in text
     assert 'class="enclosing evil"' not in text, "only the palette's classes are trusted"
-    assert '<link rel="stylesheet" href="assets/palette.css">' in text
     assert (out / "assets" / "palette.css").read_text() == palette.css()
+    assert '<link rel="stylesheet" href="assets/page.css">' in text  # which holds the palette's
+    assert palette.css().strip() in (out / "assets" / "page.css").read_text()
     assert json.dumps(result.warnings, default=str).count("kv-c") == 0

@@ -57,12 +57,13 @@ def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, cach
     result, out = build_site({"k.md": kernel_page()}, strict=True)
     assert result.warnings == []
     html = (out / "k.html").read_text()
-    form = re.search(r'<aside class="kv-figure"[^>]*>(<form class="kv-sizes".*?</form>)', html).group(1)
+    aside = re.search(r'<aside class="kv-figure".*?</aside>', html, re.S).group(0)
+    form = re.search(r'<form class="kv-sizes".*?</form>', aside).group(0)
     listed = json.loads(re.search(r"data-prerendered='([^']*)'", form).group(1))
     assert 'data-scenes="scenes/k/"' in form
-    assert re.findall(r"<label>(\w+) <input ([^>]*)></label>", form) == [
-        ("N", 'name="N" type="number" min="1" max="5" step="1" value="4"'),
-        ("Bc", 'name="Bc" type="number" min="1" max="3" step="1" value="2"'),
+    assert re.findall(r'<label>(\w+) <input ([^>]*)><span class="kv-range">([^<]*)</span></label>', form) == [
+        ("N", 'name="N" type="number" min="1" max="5" step="1" value="4"', "1 to 5"),
+        ("Bc", 'name="Bc" type="number" min="1" max="3" step="1" value="2"', "1 to 3"),
     ]
     # defaults first; Bc 2 or 3; tiles <= 6; N = 3 refused by the kernel, so not prerendered
     want = ["N4-Bc2"] + [f"N{n}-Bc{b}" for n in (1, 2, 4, 5) for b in (2, 3) if (n, b) != (4, 2)]

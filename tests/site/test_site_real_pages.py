@@ -38,19 +38,23 @@ def test_the_real_site_builds_in_strict_mode(real_site):
     assert [str(w) for w in real_site.warnings] == []
 
 
-def test_a_page_links_the_css_of_its_own_entries_only(real_site):
-    """The overview page (scripts: [explorer]) links explorer.css; a page without scripts links no entry's CSS
-    but main.css, and none links editors.css (editors.js links it when it loads)."""
+def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_site):
+    """Each page links one stylesheet: KaTeX's, the palette's, site.css and main.css, then the CSS of the entries
+    its front matter loads (the overview: explorer.css); none holds editors.css (editors.js links it when it loads).
+    Every font it names is in the site."""
 
-    def sheets(slug):
+    def sheet(slug):
         text = (real_site.out / f"{slug}.html").read_text()
-        return set(re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', text))
+        (name,) = re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', text)
+        return name, re.findall(r"^/\* (\S+) \*/$", (real_site.out / "assets" / name).read_text(), re.M)
 
-    common = {"katex/katex.min.css", "palette.css", "site.css", "main.css"}
-    assert sheets("overview") == common | {"explorer.css"}
-    assert sheets("online-softmax") == common | {"softmax-panel.css"}
-    assert sheets("index") == common
-    assert sheets("flash-attention-2") == common  # a page with editors
+    common = ["katex/katex.min.css", "palette.css", "site.css", "main.css"]
+    assert sheet("overview") == ("page-explorer.css", [*common, "explorer.css"])
+    assert sheet("online-softmax") == ("page-softmax-panel.css", [*common, "softmax-panel.css"])
+    assert sheet("index") == ("page.css", common)
+    assert sheet("flash-attention-2") == ("page.css", common)  # a page with editors
+    fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/page.css").read_text())
+    assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)

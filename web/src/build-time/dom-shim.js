@@ -1,8 +1,12 @@
-// The little of the DOM the figure's renderer (web/src/figure/render/) uses, for drawing at build time in the
-// site builder's V8, where there is no document: elements with attributes, a style of properties, text and
-// children, serialised as markup by `markup`. A 2D canvas context measures text with the advance widths of
+// The little of the DOM the figure's renderer (web/src/figure/render/) and its controls (the settings panel, the
+// step list) use, for drawing at build time in the site builder's V8, where there is no document: elements with
+// attributes (and the properties that reflect them), a dataset, a style of properties, text and children,
+// serialised as markup by `markup`; events are never fired. A 2D canvas context measures text with the advance widths of
 // Helvetica (Arial's are the same), an approximation of the browser's sans-serif: the browser measures again and
 // re-fits a label whose lines come out otherwise, without drawing anything else again.
+
+// Ids the controls make from Math.random (forms/number-field.js) come out the same in every build.
+Math.random = () => 0.5;
 
 // Advance widths of ASCII 32..126 in thousandths of an em (Helvetica's AFM).
 const WIDTHS = [
@@ -49,6 +53,12 @@ class Text {
   }
 }
 
+// Properties that reflect an attribute ([property, attribute]); `open` and `hidden` are present or absent.
+const REFLECTED = [['id', 'id'], ['className', 'class'], ['value', 'value'], ['min', 'min'], ['max', 'max'],
+  ['type', 'type'], ['name', 'name'], ['inputMode', 'inputmode'], ['title', 'title']]; // prettier-ignore
+const PRESENT = ['open', 'hidden'];
+const VOID = new Set(['input', 'br', 'img', 'hr', 'meta', 'link', 'wbr']); // HTML elements without an end tag
+
 class Element {
   constructor(tag) {
     this.localName = tag;
@@ -61,6 +71,15 @@ class Element {
       remove: (c) => this.setAttribute('class', this.classNames().filter((x) => x !== c).join(' ')),
       contains: (c) => this.classNames().includes(c),
     };
+    const dataName = (key) => `data-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    this.dataset = new Proxy(
+      {},
+      {
+        get: (_, key) => this.getAttribute(dataName(String(key))) ?? undefined,
+        set: (_, key, value) => (this.setAttribute(dataName(String(key)), value), true),
+        deleteProperty: (_, key) => (this.removeAttribute(dataName(String(key))), true),
+      },
+    );
   }
   classNames() {
     return (this.getAttribute('class') || '').split(/\s+/).filter(Boolean);
@@ -110,19 +129,57 @@ class Element {
     this.childNodes = [];
     if (value !== '') this.appendChild(new Text(String(value)));
   }
+  append(...nodes) {
+    for (const n of nodes) this.appendChild(typeof n === 'string' ? new Text(n) : n);
+  }
+  prepend(...nodes) {
+    const first = this.firstChild;
+    for (const n of nodes) this.insertBefore(typeof n === 'string' ? new Text(n) : n, first);
+  }
+  /** The first descendant whose tag is `selector` (a tag name is all the controls ask for). */
+  querySelector(selector) {
+    for (const child of this.children) {
+      if (child.localName === selector) return child;
+      const found = child.querySelector(selector);
+      if (found) return found;
+    }
+    return null;
+  }
   addEventListener() {} // nothing happens at build time
+}
+for (const [property, attribute] of REFLECTED) {
+  Object.defineProperty(Element.prototype, property, {
+    get() {
+      return this.getAttribute(attribute) ?? '';
+    },
+    set(value) {
+      this.setAttribute(attribute, value);
+    },
+  });
+}
+for (const property of PRESENT) {
+  Object.defineProperty(Element.prototype, property, {
+    get() {
+      return this.attrs.has(property);
+    },
+    set(value) {
+      if (value) this.setAttribute(property, '');
+      else this.removeAttribute(property);
+    },
+  });
 }
 
 const escapeText = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 const escapeAttr = (s) => escapeText(s).replace(/"/g, '&quot;');
 
-/** `node` as HTML markup (SVG elements inline in HTML: every element closed explicitly). */
+/** `node` as HTML markup (SVG elements inline in HTML: every element closed explicitly, but HTML's void ones). */
 export function markup(node) {
   if (node instanceof Text) return escapeText(node.data);
   const attrs = [...node.attrs].map(([k, v]) => ` ${k}="${escapeAttr(v)}"`);
   const css = node.style.cssText;
   if (css) attrs.push(` style="${escapeAttr(css)}"`);
-  return `<${node.localName}${attrs.join('')}>${node.childNodes.map(markup).join('')}</${node.localName}>`;
+  const open = `<${node.localName}${attrs.join('')}>`;
+  return VOID.has(node.localName) ? open : `${open}${node.childNodes.map(markup).join('')}</${node.localName}>`;
 }
 
 /** A context whose measureText uses `textWidth`, in the px size of its `font` ("12px family"). */

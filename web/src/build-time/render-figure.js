@@ -1,25 +1,48 @@
-// The figure a page opens with, drawn at build time by the browser's own renderer (figure/render/drawing.js) on a
-// DOM shim (dom-shim.js), for the site builder's embedded V8 (kernelviz/site/figure_svg.py):
-//   kvRenderFigure({scene, step, width, height}) -> JSON of the <svg> markup of `scene` at step `step`, fitted to a
-//   canvas of width × height px, as the Figure draws it (its first figure: grid pattern kv-grid-1).
-// The scene is one the Scene checker accepted (check-scene.js).
+// The figure a page opens with, drawn at build time by the browser's own renderer (figure/render/drawing.js) and
+// controls (figure/ui/: the canvas settings, the step list) on a DOM shim (dom-shim.js), for the site builder's
+// embedded V8 (kernelviz/site/figure_svg.py):
+//   kvRenderFigure({scene, step, width, height, title}) -> JSON of {svg, settings, dock}: the markup of the <svg> of
+//   `scene` at step `step`, fitted to a canvas of width × height px, as the Figure draws it (its first figure: grid
+//   pattern kv-grid-1), of its settings panel (open, as on a wide screen), and of its dock (the step list, when the
+//   scene has one); each marked data-prerendered. `title` is the page's, which names the drawing.
+// The scene is one the Scene checker accepted (check-scene.js). The page shows these until its runtime starts,
+// which takes the SVG's elements over and puts its own controls in the places of these, at the same size.
 import { documentShim, container, markup } from './dom-shim.js';
 import { Drawing } from '../figure/render/drawing.js';
 import { Timeline } from '../figure/timeline.js';
+import { SettingsPanel } from '../figure/ui/settings-panel.js';
+import { StepList } from '../figure/ui/step-list.js';
 import { nodesById } from '../figure/values.js';
 
 globalThis.document = documentShim;
+documentShim.activeElement = null;
+documentShim.body = container();
+globalThis.matchMedia = () => ({ matches: true }); // a wide screen: the settings open (a narrow one's CSS folds them)
+globalThis.getComputedStyle = () => ({ color: '' }); // no colour is resolved: the runtime shows the real one
+globalThis.requestAnimationFrame = () => 0;
 
-globalThis.kvRenderFigure = ({ scene, step, width, height }) => {
+/** A player that stays on step `current`: what the step list needs to draw itself. */
+const stillPlayer = (current) => ({ current, on() {} });
+
+globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
+  documentShim.querySelector = (selector) => (selector === 'h1' && title ? { textContent: title } : null);
   const box = container();
   const drawing = new Drawing(box, 'kv-grid-1', scene, nodesById(scene));
+  let shown = 0;
   if (drawing.bound) {
     const timeline = new Timeline(drawing.bound.items, drawing.steps);
-    drawing.bound.items = timeline.state(Math.min(step, timeline.last));
+    shown = Math.min(step, timeline.last);
+    drawing.bound.items = timeline.state(shown);
   }
   drawing.fit(width, height);
-  drawing.redraw(width, height);
-  const svg = drawing.canvas.svg;
-  svg.setAttribute('data-prerendered', '');
-  return JSON.stringify(markup(svg));
+  const settings = drawing.redraw(width, height);
+  const host = container();
+  const panel = new SettingsPanel(host, () => {});
+  panel.show(settings);
+  const dock = container();
+  dock.setAttribute('class', 'kv-dock');
+  if (drawing.steps) new StepList(stillPlayer(shown), drawing.steps, box, dock);
+  const parts = { svg: drawing.canvas.svg, settings: panel.root, dock };
+  for (const part of Object.values(parts)) part.setAttribute('data-prerendered', '');
+  return JSON.stringify(Object.fromEntries(Object.entries(parts).map(([name, el]) => [name, markup(el)])));
 };

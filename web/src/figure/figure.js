@@ -3,7 +3,8 @@
 // scene still has it; a scene that cannot be drawn shows why in the canvas instead of any part of a figure.
 // The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
 // A page built with its figure drawn (<div class="kv-canvas"><svg data-prerendered>, kernelviz/site/figure_svg.py)
-// is taken over, not drawn again: the first scene set adopts its elements, then the marker goes.
+// is taken over, not drawn again: the first scene set adopts its elements, then the marker goes. The controls drawn
+// with it (the settings panel, the dock's step list) are replaced in place by live ones of the same size.
 import { sceneProblem } from './check.js';
 import { Bindings } from './page/bindings.js';
 import { writeHash } from './page/hash.js';
@@ -29,8 +30,8 @@ export class Figure {
     this.gridId = `kv-grid-${++figures}`;
     this.prerendered = host.querySelector(':scope > .kv-canvas > svg[data-prerendered]');
     this.box = this.prerendered?.parentNode ?? h('div', { class: 'kv-canvas' });
-    this.dock = h('div', { class: 'kv-dock' });
-    host.append(this.box, this.dock);
+    this.dock = host.querySelector(':scope > .kv-dock[data-prerendered]') ?? h('div', { class: 'kv-dock' });
+    for (const part of [this.box, this.dock]) if (part.parentNode !== host) host.append(part); // (drawn ones stay put)
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.listeners = [];
     this.stillWaiters = [];
@@ -100,6 +101,10 @@ export class Figure {
         (x, y) => this.movePoint(id, this.canvas.toCanvas(x, y, this.settings().unit)),
         (dx, dy) => this.movePoint(id, [num(this.byId.get(id).x, this.byId) + dx, num(this.byId.get(id).y, this.byId) + dy]),
       );
+    if (this.dock.hasAttribute('data-prerendered')) {
+      this.dock.replaceChildren(); // the step list drawn at build time: the live one takes its place below
+      this.dock.removeAttribute('data-prerendered');
+    }
     this.drawing = new Drawing(this.box, this.gridId, this.model, this.byId, drag);
     this.canvas = this.drawing.canvas;
     this.bound = this.drawing.bound;

@@ -4,7 +4,8 @@
 // is applied. When the edit ends (Enter, or focus leaves) the box shows the applied value again.
 //
 //   const field = numberField(input, {min, max, whole, unit, apply});
-//   parent.append(input, field.hint);   // the hint goes next to the control
+//   parent.append(input, field.hint);   // the hint goes next to the control (a <span class="kv-range"> already
+//                                       // there, written with the page, is taken as the hint)
 //   field.show(value);                  // what is applied now (from the owner's state); the box follows unless
 //                                       // the reader is typing in it
 //   field.setRange(min, max);           // a range that depends on other settings
@@ -43,7 +44,8 @@ export function numberField(input, { min, max, whole = false, unit = '', apply }
   const range = { min, max };
   let applied = null; // the value the owner applies now
   let before = null; // the value applied when the edit began
-  const hint = document.createElement('span');
+  const written = input.nextElementSibling; // a hint the page was built with, in its place from the first paint
+  const hint = written?.classList?.contains('kv-range') ? written : document.createElement('span');
   hint.className = 'kv-range';
   hint.id = `kv-allowed-${BUNDLE}-${++fields}`;
   hint.setAttribute('aria-live', 'polite');

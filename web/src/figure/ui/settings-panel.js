@@ -37,7 +37,7 @@ function asHex(color) {
 }
 
 export class SettingsPanel {
-  /** The panel, first in `parent` (above the canvas). */
+  /** The panel, first in `parent` (above the canvas), or in the place of the one drawn at build time. */
   constructor(parent, change) {
     this.inputs = {};
     this.fields = {};
@@ -60,7 +60,9 @@ export class SettingsPanel {
       h('summary', {}, 'Canvas'),
       h('div', { class: 'kv-settings-fields', role: 'group', 'aria-label': 'Canvas settings' }, ...rows),
     );
-    parent.prepend(this.root);
+    const drawn = parent.querySelector(':scope > .kv-settings[data-prerendered]');
+    if (drawn) drawn.replaceWith(this.root);
+    else parent.prepend(this.root);
   }
 
   show(settings) {
