@@ -1,9 +1,10 @@
 """What the site makes of the palette (``kernelviz/pie/palette.json``, one colour defined once):
 
-- ``assets/palette.css``: a custom property ``--kv-NAME`` per colour, light in ``:root``, dark under
-  ``:root[data-theme="dark"]`` and, when the reader's system prefers dark and the page is not forced light, under
-  ``@media (prefers-color-scheme: dark)`` for ``:root:not([data-theme="light"])``; and a class ``kv-c-NAME`` per
-  colour that colours text with it (what the math macros use).
+- ``assets/palette.css``: a custom property ``--kv-NAME`` per colour, light in ``:root``, dark on a screen only
+  (``@media screen``: on paper the page is light) under ``:root[data-theme="dark"]`` and, when the reader's system
+  prefers dark and the page is not forced light, under ``@media screen and (prefers-color-scheme: dark)`` for
+  ``:root:not([data-theme="light"])``; and a class ``kv-c-NAME`` per colour that colours text with it (what the
+  math macros use).
 - KaTeX macros for the prose: ``\\kvNAME{…}`` for each colour whose name is letters only (``\\kvm{m_i}``,
   ``\\kvl{l_i}``, ``\\kvo{O_i}``, ``\\kvq{Q_i}``, ``\\kvsplit{s}``, …), typeset as ``\\htmlClass{kv-c-NAME}{…}``, so
   the math follows the theme as the figure does.
@@ -27,8 +28,10 @@ def css(palette=PALETTE):
     return (
         "/* Generated from kernelviz/pie/palette.json by kernelviz.site.palette: do not edit. */\n"
         + block(":root", "light")
+        + "@media screen {\n"
         + block(':root[data-theme="dark"]', "dark")
-        + "@media (prefers-color-scheme: dark) {\n"
+        + "}\n"
+        + "@media screen and (prefers-color-scheme: dark) {\n"
         + block(':root:not([data-theme="light"])', "dark")
         + "}\n"
         + classes

@@ -1,5 +1,5 @@
 """The palette (kernelviz/pie/palette.json) in the site: palette.css with a custom property per colour, light and
-dark, and the KaTeX macros \\kvNAME{…} of the prose, which colour math by the same names."""
+dark (dark on a screen only), and the KaTeX macros \\kvNAME{…} of the prose, which colour math by the same names."""
 
 import json
 import re
@@ -17,7 +17,8 @@ def test_palette_css_has_every_colour_light_and_dark():
         assert f"--kv-{name}: {colours['light']};" in blocks[":root"]
         assert f"--kv-{name}: {colours['dark']};" in blocks[':root[data-theme="dark"]']
         assert f".kv-c-{name} {{ color: var(--kv-{name}); }}" in css
-    assert "@media (prefers-color-scheme: dark) {" in css
+    assert '@media screen {\n:root[data-theme="dark"] {' in css, "on paper a dark theme prints light"
+    assert '@media screen and (prefers-color-scheme: dark) {\n:root:not([data-theme="light"]) {' in css
 
 
 def test_macros_are_made_for_letter_names_only():

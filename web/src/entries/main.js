@@ -21,6 +21,7 @@
 // performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
 import '../figure/figure.css';
 import '../page/layout.css';
+import '../page/print.css';
 import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
 import { Sizes } from '../figure/page/sizes.js';
@@ -29,6 +30,7 @@ import { keyboardBullets } from '../page/bullets.js';
 import { focusableScrollers } from '../page/scrollables.js';
 import { wireTheme } from '../page/theme.js';
 import { wireCudaNotes } from '../page/cuda-notes.js';
+import { wirePrint } from '../page/print.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -51,6 +53,7 @@ function start() {
   keyboardBullets();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
+  wirePrint(figure);
   const moments = quietMoments(figure);
   window.kernelviz = {
     setScene: (scene) => (figure ? figure.setScene(scene) : false),

@@ -44,6 +44,7 @@ export class Figure {
     // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
     // ourselves would force a layout of the whole page before the figure could be drawn.
     this.size = null;
+    this.sizeFor = null; // the size of a canvas on paper, while the page prints (layoutFor)
     this.ready = new Promise((resolve) => {
       this.whenSized = resolve;
       setTimeout(resolve, 1000); // a figure that is not rendered (display: none) is never sized
@@ -155,15 +156,22 @@ export class Figure {
     this.redraw();
   }
 
+  /** Lay the figure out for a canvas of `size` ([width, height] px) instead of its own, at the step it shows, until
+   * called with null: for a print, which lays the page out on paper with no resize the figure could see. */
+  layoutFor(size) {
+    this.sizeFor = size;
+    this.layout();
+  }
+
   /** Fit the drawing, at every step, to the canvas (fit.js): after a new scene or size, not after a setting, so
    * that the reader's unit and origin still zoom and move it. */
   fitView() {
-    this.drawing.fit(...(this.size || FALLBACK_SIZE));
+    this.drawing.fit(...(this.sizeFor || this.size || FALLBACK_SIZE));
   }
 
   /** Lay out the canvas and draw every node from the model (after a setting or a point changed). */
   redraw() {
-    this.settingsPanel.show(this.drawing.redraw(...(this.size || FALLBACK_SIZE)));
+    this.settingsPanel.show(this.drawing.redraw(...(this.sizeFor || this.size || FALLBACK_SIZE)));
   }
 
   /** Set a canvas setting: the scalar node it refers to, or its literal. */
