@@ -47,6 +47,8 @@ export function standaloneSvg(svg) {
   copy.setAttribute('width', width);
   copy.setAttribute('height', height);
   if (!copy.getAttribute('viewBox')) copy.setAttribute('viewBox', `0 0 ${width} ${height}`);
+  // the viewBox fills the whole px size: rounding it would otherwise leave a hairline of no background at an edge
+  copy.setAttribute('preserveAspectRatio', 'none');
   for (const name of ['class', 'role', 'tabindex', 'data-prerendered']) copy.removeAttribute(name);
   copy.style.removeProperty('position');
   const text = `<?xml version="1.0" encoding="UTF-8"?>\n${new XMLSerializer().serializeToString(copy)}\n`;
