@@ -50,6 +50,6 @@ export function wireCopyCode(root = document) {
     copyButton(button, () => codeOf(pre));
     const wrap = h('div', { class: 'kv-copyable' });
     pre.before(wrap);
-    wrap.append(pre, button);
+    wrap.append(button, pre); // the button first: Tab reaches it before the links in the code
   }
 }
