@@ -5,8 +5,9 @@
 // palette's var(--kv-...), which light-dark() makes the light or the dark ones: the export shows the theme the page
 // shows; stroke widths, fonts, text anchors, ...) written into each element's style as the browser computed it, so
 // that the file looks the same opened on its own. An inherited property is written only where it differs from the
-// parent's; the page's own style attributes (var(...)) are replaced. The grid pattern and the background rect (the
-// canvas's paper) are in it, as in the page.
+// parent's; the page's own style attributes (var(...)) are replaced. A non-scaling stroke (vector-effect) is written
+// as its width in user px at the page's zoom, so that the file scales as one picture (the PNG at 2x). The grid
+// pattern and the background rect (the canvas's paper) are in it, as in the page.
 // pngBlob(standalone, scale = 2) -> Promise<Blob>: that SVG drawn on a canvas at `scale` device px per px.
 // download(blob, name): save `blob` as `name` (an <a download> with an object URL).
 // fileName(step, ext): "flash-attention-2-step-5.svg", after the page's file name.
