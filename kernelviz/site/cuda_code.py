@@ -6,7 +6,9 @@
 highlighted by Pygments; a name declared on another line of the file links to that line of the kernel's page
 (``<a class="n kv-ref" href="fa2.cu.html#L19" title="tid: declared on line 19">``). `notes` add a comment after a
 line: the values the step gives its declarations (step_at.notes), each a ``<span class="kv-note" data-name="col0"
-data-expr="1*Bc">`` that web/src/page/cuda-notes.js computes again when the reader picks other sizes.
+data-expr="1*Bc">`` that web/src/page/cuda-notes.js computes again when the reader picks other sizes. A line's notes
+and the spaces around them are one ``<span class="kv-notes" data-gap="   ">``, whose data-gap is the spaces the source
+had there, so that a copy of the code (web/src/page/copy-code.js) is the source's lines exactly.
 """
 
 import re
@@ -58,9 +60,10 @@ def _with_notes(html, notes):
         text = f"{name} = {expr}" + ("" if value is None or expr == str(value) else f" = {value}")
         attrs = f'data-name="{escapeHtml(name)}" data-expr="{escapeHtml(expr)}"'
         spans.append(f'<span class="kv-note" {attrs}>// {escapeHtml(text)}</span>')
-    added = "  " + "  ".join(spans)
     own = re.search(r'\s*(<span class="c1">)', html)
-    return html[: own.start()] + added + "  " + html[own.start(1) :] if own else html + added
+    gap = html[own.start() : own.start(1)] if own else ""  # the source's own spaces before its comment
+    added = f'<span class="kv-notes" data-gap="{gap}">  ' + "  ".join(spans) + ("  " if own else "") + "</span>"
+    return html[: own.start()] + added + html[own.start(1) :] if own else html + added
 
 
 def _link_names(html, source, n, page):

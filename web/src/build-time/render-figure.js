@@ -3,13 +3,14 @@
 // embedded V8 (kernelviz/site/figure_svg.py):
 //   kvRenderFigure({scene, step, width, height, title}) -> JSON of {svg, settings, dock}: the markup of the <svg> of
 //   `scene` at step `step`, fitted to a canvas of width × height px, as the Figure draws it (its first figure: grid
-//   pattern kv-grid-1), of its settings panel (open, as on a wide screen), and of its dock (the step list, when the
-//   scene has one); each marked data-prerendered. `title` is the page's, which names the drawing.
+//   pattern kv-grid-1), of its settings panel (open, as on a wide screen), and of its dock (the step list and the
+//   figure's tools, when the scene has one); each marked data-prerendered. `title` is the page's, which names the drawing.
 // The scene is one the Scene checker accepted (check-scene.js). The page shows these until its runtime starts,
 // which takes the SVG's elements over and puts its own controls in the places of these, at the same size.
 import { documentShim, container, markup } from './dom-shim.js';
 import { Drawing } from '../figure/render/drawing.js';
 import { Timeline } from '../figure/timeline.js';
+import { FigureTools } from '../figure/ui/figure-tools.js';
 import { SettingsPanel } from '../figure/ui/settings-panel.js';
 import { StepList } from '../figure/ui/step-list.js';
 import { nodesById } from '../figure/values.js';
@@ -41,7 +42,10 @@ globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
   panel.show(settings);
   const dock = container();
   dock.setAttribute('class', 'kv-dock');
-  if (drawing.steps) new StepList(stillPlayer(shown), drawing.steps, box, dock);
+  if (drawing.steps) {
+    const list = new StepList(stillPlayer(shown), drawing.steps, box, dock);
+    new FigureTools(list.bar, {}); // (never pressed at build time)
+  }
   const parts = { svg: drawing.canvas.svg, settings: panel.root, dock };
   for (const part of Object.values(parts)) part.setAttribute('data-prerendered', '');
   return JSON.stringify(Object.fromEntries(Object.entries(parts).map(([name, el]) => [name, markup(el)])));

@@ -1,13 +1,16 @@
-// What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Stop, time limit) and
-// the output below it (what it printed, and a message: an error with its traceback, a stop, a summary).
+// What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Copy, Stop, time limit)
+// and the output below it (what it printed, and a message: an error with its traceback, a stop, a summary). Copy
+// puts the editor's code as it is now (the reader's edits) on the clipboard (page/clipboard.js).
 import { numberField } from '../forms/number-field.js';
+import { copyButton } from '../page/clipboard.js';
 import { el } from './dom.js';
 
 export const LIMIT_MIN_S = 1;
 export const LIMIT_MAX_S = 600;
 
-/** Build the bar and the output around `element`'s code. `actions`: {run, runAll, reset, stop, setLimit}. */
-export function buildChrome(element, title, limit, actions) {
+/** Build the bar and the output around `element`'s code. `actions`: {run, runAll, reset, stop, setLimit, code}
+ * (code() is the editor's text now); `copyName`: the accessible name of its Copy ("Copy the code of editor 2"). */
+export function buildChrome(element, title, limit, actions, copyName = 'Copy the code') {
   const button = (label, action, hint) => {
     const b = el('button', { type: 'button', class: `kv-editor-${action}`, title: hint }, label);
     b.addEventListener('click', () => actions[action]());
@@ -20,6 +23,8 @@ export function buildChrome(element, title, limit, actions) {
   const runButton = button('Run', 'run', 'Run this editor and every one before it, in order (Ctrl/Cmd+Enter)');
   const runAllButton = button('Run all', 'runAll', 'Run every editor on the page, in order');
   const resetButton = button('Reset', 'reset', "Back to the page's code");
+  const copy = el('button', { type: 'button', class: 'kv-editor-copy', 'aria-label': copyName }, 'Copy');
+  copyButton(copy, () => actions.code());
   const stopButton = button('Stop', 'stop', 'Stop Python (it restarts, fresh)');
   stopButton.disabled = true;
   const limitInput = el('input', { type: 'number', step: 1, value: limit, class: 'kv-editor-limit' });
@@ -34,7 +39,7 @@ export function buildChrome(element, title, limit, actions) {
     el('span', { class: 'kv-editor-title' }, title),
     edited,
     status,
-    el('span', { class: 'kv-editor-actions' }, runButton, runAllButton, resetButton, stopButton, limitLabel),
+    el('span', { class: 'kv-editor-actions' }, runButton, runAllButton, resetButton, copy, stopButton, limitLabel),
     limitField.hint,
   );
   const stdout = el('pre', { class: 'kv-editor-stdout', hidden: true });

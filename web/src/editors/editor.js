@@ -73,7 +73,8 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
     reset: () => handle.reset(),
     stop: () => actions.stop(),
     setLimit: actions.setLimit,
-  });
+    code: () => view.state.doc.toString(),
+  }, `Copy the code of editor ${index + 1}`);
   const view = new EditorView({ state });
   const shown = element.querySelector('pre');
   const hadFocus = Boolean(shown?.contains(document.activeElement)); // a keyboard reader reached the code first

@@ -31,6 +31,7 @@ import { focusableScrollers } from '../page/scrollables.js';
 import { wireTheme } from '../page/theme.js';
 import { wireCudaNotes } from '../page/cuda-notes.js';
 import { wirePrint } from '../page/print.js';
+import { wireCopyCode } from '../page/copy-code.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -85,6 +86,7 @@ function start() {
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
     focusableScrollers();
+    wireCopyCode(); // (after the figure: its room is kept by the stylesheet, so it may come late)
     loadEditorsLater(moments);
   });
 }

@@ -15,6 +15,7 @@ import { adopting } from './render/svg.js';
 import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
 import { h } from './ui/dom.js';
+import { FigureTools } from './ui/figure-tools.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
 import { StepList } from './ui/step-list.js';
@@ -123,6 +124,11 @@ export class Figure {
     this.bound.items = timeline.state(this.player.current);
     this.player.shown = this.bound.items;
     this.stepList = new StepList(this.player, steps, this.box, this.dock);
+    this.tools = new FigureTools(this.stepList.bar, {
+      svg: () => this.canvas.svg,
+      step: () => this.currentStep(),
+      sizes: () => this.urlSizes(),
+    });
     this.player.on('step', (k) => this.stepChanged(k));
     this.player.on('animating', (on) => {
       this.host.dataset.animating = on ? 'true' : 'false';

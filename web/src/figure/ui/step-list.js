@@ -1,7 +1,8 @@
 // The step list: previous / play-pause / next, one button per step (the current one marked), and an aria-live
 // region that reads each step's caption in words (its label when it has none); the canvas's drawing is named for
 // the page and the step it shows. Its ⋮⋮ grip drags it onto the canvas, where it floats where dropped; dropped
-// anywhere else it docks again. By keyboard: the grip's Enter/Space floats or docks it, arrow keys move it.
+// anywhere else it docks again. By keyboard: the grip's Enter/Space floats or docks it, arrow keys move it. Its bar
+// (`bar`, the ←▶→ row) ends with the figure's tools (ui/figure-tools.js), which the figure appends.
 import { h } from './dom.js';
 
 const NUDGE_PX = 16;
@@ -13,7 +14,7 @@ export class StepList {
     this.grip = h('button', { class: 'kv-grip', type: 'button', title: 'Drag onto the canvas (Enter: float or dock; arrows: move)', 'aria-label': 'Move the step list' }, '⋮⋮');
     this.playButton = h('button', { class: 'kv-play', type: 'button', 'aria-label': 'Play', onclick: () => player.toggle() }, '▶');
     this.count = h('span', { class: 'kv-count', 'aria-hidden': 'true' });
-    const bar = h(
+    const bar = (this.bar = h(
       'div',
       { class: 'kv-steps-bar' },
       this.grip,
@@ -21,7 +22,7 @@ export class StepList {
       this.playButton,
       h('button', { class: 'kv-next', type: 'button', 'aria-label': 'Next step', onclick: () => player.next() }, '→'),
       this.count,
-    );
+    ));
     this.buttons = steps.map((step, k) => h('button', { type: 'button', 'data-goto': k, onclick: () => player.goTo(k) }, step.label));
     this.list = h('ol', { class: 'kv-step-items', start: 0 }, ...this.buttons.map((b) => h('li', {}, b)));
     this.root = h('section', { class: 'kv-steps', 'aria-label': 'Steps of the figure' }, bar, this.list);
