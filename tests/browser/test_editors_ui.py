@@ -68,8 +68,10 @@ def make_site(path, pages):
     assets = path / "assets"
     site_assets.copy(DIST, assets)  # as `kernelviz build` does: web/dist, site.css, assets/py/ and its manifest
     runtime = (assets / "main.js").exists()
-    css = ["site.css", *site_assets.stylesheets(DIST)]
-    styles = "".join(f'<link rel="stylesheet" href="assets/{name}">' for name in css)
+    sheet, parts = site_assets.stylesheet(DIST)  # the one stylesheet the builder's pages link
+    site_assets.write_stylesheet(assets, sheet, parts)
+    styles = f'<link rel="stylesheet" href="assets/{sheet}">'
+
     scenes = {}
     for name, codes in pages.items():
         editors = [{"title": f"Editor {i + 1}", "code": code, "first_line": 1} for i, code in enumerate(codes)]

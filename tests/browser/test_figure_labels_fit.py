@@ -1,6 +1,7 @@
 """Text fits its box, in Chromium, over every figure the built pages draw, at every step, at two window sizes: the
-label of every diagram box is drawn inside the box (as drawn on screen, turned or not), or moved out under it,
-clear of it (data-fit="out"). Whatever the pages draw: the check reads the SVG, not a list of labels."""
+label of every diagram box is drawn inside the box (as drawn on screen, turned or not), or not shown at all
+(data-fit="hidden": never printed over what lies beside the box). Whatever the pages draw: the check reads the SVG,
+not a list of labels."""
 
 import pytest
 
@@ -27,7 +28,7 @@ OVERFLOWS = """async () => {
       const tol = 0.5;
       const inside =
         t.left >= r.left - tol && t.right <= r.right + tol && t.top >= r.top - tol && t.bottom <= r.bottom + tol;
-      const clear = text.dataset.fit === 'out' && t.top >= r.bottom - tol;
+      const clear = text.dataset.fit === 'hidden' && getComputedStyle(text).visibility === 'hidden';
       if (!inside && !clear) {
         out.push({ step: k, item: g.dataset.item, label: text.textContent, fit: text.dataset.fit || null,
           text: [t.width, t.height].map(Math.round), box: [r.width, r.height].map(Math.round) });
@@ -43,13 +44,13 @@ OVERFLOWS = """async () => {
 def test_every_box_label_fits_its_box_at_every_step(page, site_url, name, size):
     page.set_viewport_size({"width": size[0], "height": size[1]})
     page.goto(f"{site_url}/{name}.html")
-    page.wait_for_selector("#kv-figure svg:not([data-prerendered]) g[data-item] text")
+    page.wait_for_selector("#kv-figure svg:not([data-prerendered]) g[data-item] text", state="attached")
     overflows = page.evaluate(OVERFLOWS)
     assert overflows == [], f"{name}: {len(overflows)} labels overflow their box, e.g. {overflows[:5]}"
     assert page.errors == []
 
 
-def test_fitting_wraps_shrinks_turns_or_moves_out_as_the_box_allows(page, site_url):
+def test_fitting_wraps_shrinks_turns_or_hides_as_the_box_allows(page, site_url):
     """The rule on one scene of four boxes, each allowing one way, in a frame that sets the zoom near 1 (so the
     smallest legible size is near 11 px: the shrunk label stays above it, the turned one would not)."""
     item = dict(fill="#eeeeee", stroke="#333333", font=16, wrap=0, line=False, color="#000000")
@@ -58,7 +59,7 @@ def test_fitting_wraps_shrinks_turns_or_moves_out_as_the_box_allows(page, site_u
         dict(item, x=-5, y=1, w=1.6, h=2, label="two words"),  # too wide on one line: wraps
         dict(item, x=-2, y=1, w=1.35, h=0.6, label="×0.1353"),  # one word, a little too wide: shrinks
         dict(item, x=1, y=-2, w=0.45, h=3, label="m_local"),  # tall and narrow: turns a quarter
-        dict(item, x=3, y=1, w=0.15, h=0.15, label="much too long"),  # nothing legible fits: out, under it
+        dict(item, x=3, y=1, w=0.15, h=0.15, label="much too long"),  # nothing legible fits: not shown
     ]
     scene = {
         "version": 1,
@@ -71,6 +72,9 @@ def test_fitting_wraps_shrinks_turns_or_moves_out_as_the_box_allows(page, site_u
     page.wait_for_selector("#kv-figure svg:not([data-prerendered])")
     assert page.evaluate("(s) => window.kernelviz.setScene(s)", scene) is True
     fits = page.locator("#kv-figure g[data-item] text").evaluate_all("(ts) => ts.map((t) => t.dataset.fit)")
-    assert fits == ["wrap", "shrink", "turn", "out"]
+    assert fits == ["wrap", "shrink", "turn", "hidden"]
+    hidden = page.locator("#kv-figure g[data-item='4'] text")
+    assert hidden.text_content() == "much too long"
+    assert hidden.evaluate("(t) => getComputedStyle(t).visibility") == "hidden"
     assert page.locator("#kv-figure g[data-item='1'] text tspan").count() == 2
     assert page.evaluate(OVERFLOWS) == []

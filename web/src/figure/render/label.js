@@ -1,8 +1,10 @@
 // A text label of the canvas: centred on a point, one line or wrapped into tspans. Always text, never markup.
 // A label that names a box fits it, for any Scene: drawn as asked when it fits; else wrapped between words at the
 // box's width; else shrunk, never below the smallest legible size; else turned a quarter (a tall, narrow box);
-// else moved out, under the box (data-fit="out"). The <text> says which with data-fit: fits, wrap, shrink, turn,
-// out. `fitLabel` is the rule; `setLabel` draws what it gives.
+// else not shown (data-fit="hidden": the text stays in the SVG, invisible), since a box too small for its name is
+// one of a row or a stack of such boxes, which a label moved out of it would print over (the tensor's name, the
+// step's caption say what they are). The <text> says which with data-fit: fits, wrap, shrink, turn, hidden.
+// `fitLabel` is the rule; `setLabel` draws what it gives.
 import { el, px, set } from './svg.js';
 import { measure, wrapLines } from './wrap.js';
 
@@ -28,7 +30,7 @@ export function labelSize(label, font, wrapPx) {
 
 /**
  * How `label` fits a box of `boxW` × `boxH` px at `font` px (never under `floor` px), wrapped at `wrapPx` when the
- * Scene asks: {lines, font, fit: 'fits' | 'wrap' | 'shrink' | 'turn' | 'out'}. Without a box (0 × 0) it is drawn as
+ * Scene asks: {lines, font, fit: 'fits' | 'wrap' | 'shrink' | 'turn' | 'hidden'}. Without a box (0 × 0) it is drawn as
  * asked.
  */
 export function fitLabel(label, font, wrapPx, boxW = 0, boxH = 0, floor = 0) {
@@ -48,7 +50,7 @@ export function fitLabel(label, font, wrapPx, boxW = 0, boxH = 0, floor = 0) {
   if (shrunk >= least) return { lines: asked, font: Math.floor(shrunk * 100) / 100, fit: 'shrink' };
   const turned = Math.min(font * Math.min(H / lw, W / lh), font);
   if (H > W && turned >= least) return { lines: asked, font: Math.floor(turned * 100) / 100, fit: 'turn' };
-  return { lines: asked, font: least, fit: 'out' };
+  return { lines: asked, font: least, fit: 'hidden' };
 }
 
 /** Whether the <text> `node` shows `lines` already: one line as its text, or one <tspan> a line. */
@@ -83,10 +85,10 @@ export function setLabel(node, label, cx, cy, font, wrapPx, box = null, floor = 
       }
     }
   }
-  const { fit, font: size, lines } = node.$fit;
-  const y = fit === 'out' ? cy + boxH / 2 + PAD + sizeOf(lines, size)[1] / 2 : cy; // moved out: just under the box
+  const { fit } = node.$fit;
   set(node, 'x', px(cx));
-  set(node, 'y', px(y));
-  set(node, 'transform', fit === 'turn' ? `rotate(-90 ${px(cx)} ${px(y)})` : null);
+  set(node, 'y', px(cy));
+  set(node, 'visibility', fit === 'hidden' ? 'hidden' : null);
+  set(node, 'transform', fit === 'turn' ? `rotate(-90 ${px(cx)} ${px(cy)})` : null);
   for (const span of node.children) set(span, 'x', px(cx));
 }
