@@ -6,7 +6,8 @@ column); the grid of CUDA blocks (``PER_ROW`` squares a row); the word SRAM and 
 view, one row of slots per kernel (``group``), registers under it; the caption, under everything.
 
 Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
-``FONT`` px, fits, and no label is smaller than 11 px.
+``FONT`` px, fits, and no label is smaller than 11 px. Tensors stand far enough apart that their names, under them,
+do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)).
 """
 
 import math
@@ -18,6 +19,13 @@ HBM_HEIGHT, MIN_TILE, GAP = 2.0, 0.3, 0.06
 SQUARE, SQUARE_GAP = 0.3, 0.1
 SLOT_HEIGHT = 1.2
 FONT, SMALL = 13, 11
+UNIT = 44  # px to a canvas unit on the pages (figlib.draw's default)
+NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
+
+
+def name_width(name, font=FONT):
+    """The width in canvas units of `name` written at `font` px, at ``UNIT`` px to the unit (an upper estimate)."""
+    return len(name) * NAME_EM * font / UNIT
 
 
 def width(cols, unit=0.4, least=0.3, most=1.6):
@@ -32,8 +40,9 @@ def place_hbm(tensors, top):
     row_h = HBM_HEIGHT / max((min(t.rows, PER_COLUMN * t.tile) for t in tensors), default=1)
     widths = [t.width or width(t.cols) for t in tensors]
     spans = [c * w + (c - 1) * 0.1 for c, w in zip(columns, widths, strict=True)]
+    centres = spread([max(span, name_width(t.name)) for t, span in zip(tensors, spans, strict=True)], 0.3)
     labels, bottom = [], top - HBM_HEIGHT
-    for tensor, cols, w, span, x in zip(tensors, columns, widths, spans, spread(spans, 0.3), strict=True):
+    for tensor, cols, w, span, x in zip(tensors, columns, widths, spans, centres, strict=True):
         per = math.ceil(len(tensor) / cols)
         for c in range(cols):
             y = top
@@ -43,7 +52,7 @@ def place_hbm(tensors, top):
                 slot.font = FONT if w > 0.5 and slot.h >= MIN_TILE - GAP else SMALL
                 y -= slot.h + GAP
             bottom = min(bottom, y)
-    labels = [(t.name, x, bottom - 0.3) for t, x in zip(tensors, spread(spans, 0.3), strict=True)]
+    labels = [(t.name, x, bottom - 0.3) for t, x in zip(tensors, centres, strict=True)]
     return labels, bottom - 0.3
 
 

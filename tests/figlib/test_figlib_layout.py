@@ -28,6 +28,18 @@ def test_tiles_stack_from_the_top_a_row_as_tall_in_every_tensor():
     assert Q[0].x < m[0].x and Q[0].w > m[0].w, "side by side; a vector is narrow"
 
 
+def test_the_names_of_narrow_tensors_do_not_meet():
+    fig = Figure("ready")
+    tensors = [fig.hbm(name, 8, 1, 4, "m", empty=True) for name in ("m(s)", "l(s)", "O")]
+    labels, _ = layout.place_hbm(fig.tensors, top=3.0)
+    assert [t for t, _, _ in labels] == ["m(s)", "l(s)", "O"]
+    for (a, xa, _), (b, xb, _) in zip(labels, labels[1:], strict=False):
+        assert xb - xa >= (layout.name_width(a) + layout.name_width(b)) / 2, f"{a} and {b} overlap"
+    # the names' real advance at the pages' size, Helvetica's: m ( s ) = 833 + 333 + 500 + 333 thousandths of an em
+    assert layout.name_width("m(s)") >= (833 + 333 + 500 + 333) / 1000 * layout.FONT / layout.UNIT
+    assert all(t[0].w < layout.name_width(t.name) for t in tensors[:2]), "narrower than their names"
+
+
 def test_more_tiles_than_a_column_holds_wrap_into_columns():
     fig, Q, *_ = figure(N=20, tile=1, blocks=1)
     layout.place_hbm(fig.tensors, top=3.0)
