@@ -85,8 +85,14 @@ function start() {
   }
   (figure ? figure.ready : Promise.resolve()).then(() => {
     performance.mark('kv:figure-ready');
-    focusableScrollers();
-    wireCopyCode(); // (after the figure: its room is kept by the stylesheet, so it may come late)
+    // Both read or change the layout of the whole page (a long task on a long page): at a quiet moment, never while
+    // a step played at once after load animates. The copy buttons' room is kept by the stylesheet.
+    const settle = () => {
+      focusableScrollers();
+      wireCopyCode();
+    };
+    if (figure) moments.quiet().then(settle);
+    else settle();
     loadEditorsLater(moments);
   });
 }
