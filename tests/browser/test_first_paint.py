@@ -34,6 +34,7 @@ def test_figure_is_drawn_with_javascript_off_as_the_runtime_draws_step_0(no_scri
     controls = "#kv-figure :is(.kv-settings, .kv-sizes, .kv-dock, button, input)"
     assert no_script_page.locator(controls).count() > 0  # drawn with the page, but hidden: they would do nothing
     assert no_script_page.evaluate(f"[...document.querySelectorAll('{controls}')].every((e) => !e.checkVisibility())")
+    assert not no_script_page.locator(".kv-theme").is_visible()  # it needs a script too
 
     without_python(page).goto(f"{site_url}/{slug}.html")
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
