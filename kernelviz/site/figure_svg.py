@@ -25,7 +25,7 @@ SIZE = (645, 300)  # px: the canvas on a laptop (1366×768); the browser fits th
 class Prerendered(NamedTuple):
     svg: str  # the drawing, at the step asked
     settings: str  # the canvas settings panel, open (a narrow screen's CSS folds it)
-    dock: str  # the step list and its live region (empty when the scene has no step list)
+    dock: str  # the step list, its live region and the figure's tools (empty when the scene has no step list)
 
 
 def figure(scene, web_dist, step=0, title="", size=SIZE):

@@ -8,15 +8,14 @@
       </aside>
       <article class="kv-prose" id="kv-text"> h1, table of sections, prerequisites, the Markdown </article>
     </main>
-
-The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
-places it beside the text, or docked above it on a narrow screen).
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
     <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
                                                            runtime shows it where the figure would be)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
-Every link is relative, so a site works from any folder.
+The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
+places it beside the text, or docked above it on a narrow screen). Every link is relative, so a site works from any
+folder.
 """
 
 import json

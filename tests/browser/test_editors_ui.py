@@ -71,7 +71,6 @@ def make_site(path, pages):
     sheet, parts = site_assets.stylesheet(DIST)  # the one stylesheet the builder's pages link
     site_assets.write_stylesheet(assets, sheet, parts)
     styles = f'<link rel="stylesheet" href="assets/{sheet}">'
-
     scenes = {}
     for name, codes in pages.items():
         editors = [{"title": f"Editor {i + 1}", "code": code, "first_line": 1} for i, code in enumerate(codes)]

@@ -1,9 +1,9 @@
 // The little of the DOM the figure's renderer (web/src/figure/render/) and its controls (the settings panel, the
-// step list) use, for drawing at build time in the site builder's V8, where there is no document: elements with
-// attributes (and the properties that reflect them), a dataset, a style of properties, text and children,
-// serialised as markup by `markup`; events are never fired. A 2D canvas context measures text with the advance widths of
-// Helvetica (Arial's are the same), an approximation of the browser's sans-serif: the browser measures again and
-// re-fits a label whose lines come out otherwise, without drawing anything else again.
+// step list, the figure's tools) use, for drawing at build time in the site builder's V8, where there is no
+// document: elements with attributes (and the properties that reflect them), a dataset, a style of properties,
+// text and children, serialised as markup by `markup`; events are never fired. A 2D canvas context measures text
+// with the advance widths of Helvetica (Arial's are the same), an approximation of the browser's sans-serif: the
+// browser measures again and re-fits a label whose lines come out otherwise, without drawing anything else again.
 
 // Ids the controls make from Math.random (forms/number-field.js) come out the same in every build.
 Math.random = () => 0.5;

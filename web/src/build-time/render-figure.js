@@ -1,10 +1,10 @@
 // The figure a page opens with, drawn at build time by the browser's own renderer (figure/render/drawing.js) and
-// controls (figure/ui/: the canvas settings, the step list) on a DOM shim (dom-shim.js), for the site builder's
-// embedded V8 (kernelviz/site/figure_svg.py):
+// controls (figure/ui/: the canvas settings, the step list, the figure's tools) on a DOM shim (dom-shim.js), for
+// the site builder's embedded V8 (kernelviz/site/figure_svg.py):
 //   kvRenderFigure({scene, step, width, height, title}) -> JSON of {svg, settings, dock}: the markup of the <svg> of
 //   `scene` at step `step`, fitted to a canvas of width × height px, as the Figure draws it (its first figure: grid
 //   pattern kv-grid-1), of its settings panel (open, as on a wide screen), and of its dock (the step list and the
-//   figure's tools, when the scene has one); each marked data-prerendered. `title` is the page's, which names the drawing.
+//   figure's tools, when the scene has one); each marked data-prerendered. `title`, the page's, names the drawing.
 // The scene is one the Scene checker accepted (check-scene.js). The page shows these until its runtime starts,
 // which takes the SVG's elements over and puts its own controls in the places of these, at the same size.
 import { documentShim, container, markup } from './dom-shim.js';

@@ -31,7 +31,11 @@ export class Figure {
     this.gridId = `kv-grid-${++figures}`;
     this.prerendered = host.querySelector(':scope > .kv-canvas > svg[data-prerendered]');
     this.box = this.prerendered?.parentNode ?? h('div', { class: 'kv-canvas' });
+    // The dock drawn at build time stays in its place, emptied: the live step list fills it in the same task (the
+    // first scene is set before the browser renders again), so nothing moves.
     this.dock = host.querySelector(':scope > .kv-dock[data-prerendered]') ?? h('div', { class: 'kv-dock' });
+    this.dock.replaceChildren();
+    this.dock.removeAttribute('data-prerendered');
     for (const part of [this.box, this.dock]) if (part.parentNode !== host) host.append(part); // (drawn ones stay put)
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.listeners = [];
@@ -103,10 +107,6 @@ export class Figure {
         (x, y) => this.movePoint(id, this.canvas.toCanvas(x, y, this.settings().unit)),
         (dx, dy) => this.movePoint(id, [num(this.byId.get(id).x, this.byId) + dx, num(this.byId.get(id).y, this.byId) + dy]),
       );
-    if (this.dock.hasAttribute('data-prerendered')) {
-      this.dock.replaceChildren(); // the step list drawn at build time: the live one takes its place below
-      this.dock.removeAttribute('data-prerendered');
-    }
     this.drawing = new Drawing(this.box, this.gridId, this.model, this.byId, drag);
     this.canvas = this.drawing.canvas;
     this.bound = this.drawing.bound;

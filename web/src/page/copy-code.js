@@ -28,7 +28,6 @@ function lineText(line) {
   const copy = line.cloneNode(true);
   for (const n of copy.querySelectorAll('.kv-ln')) n.remove();
   for (const n of copy.querySelectorAll('.kv-notes')) n.replaceWith(n.dataset.gap ?? '');
-  for (const n of copy.querySelectorAll('.kv-note')) n.remove(); // (a page built before the notes had a wrapper)
   return copy.textContent;
 }
 
