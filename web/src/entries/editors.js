@@ -11,17 +11,23 @@ import '../editors/editors.css';
 import { Python } from '../editors/python.js';
 import { nextTask, startEditors } from '../editors/session.js';
 
+/** Link the stylesheet at `href` (once); a promise resolved when it has loaded (or failed to). A stylesheet linked
+ * by a script does not hold back rendering: an editor mounted before it applies would be drawn at another size. */
 function linkStylesheet(href) {
-  if ([...document.querySelectorAll('link[rel=stylesheet]')].some((l) => l.href === href)) return;
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = href;
-  document.head.append(link);
+  const linked = [...document.querySelectorAll('link[rel=stylesheet]')].find((l) => l.href === href);
+  if (linked?.sheet) return Promise.resolve();
+  const link = linked ?? Object.assign(document.createElement('link'), { rel: 'stylesheet', href });
+  const loaded = new Promise((resolve) => {
+    link.addEventListener('load', resolve, { once: true });
+    link.addEventListener('error', resolve, { once: true }); // the editors mount unstyled rather than never
+  });
+  if (!linked) document.head.append(link);
+  return loaded;
 }
 
 async function start() {
   await quiet(); // linking a stylesheet costs the main thread (~20 ms measured): not in the task the bundle runs in
-  linkStylesheet(new URL('./editors.css', import.meta.url).href);
+  await linkStylesheet(new URL('./editors.css', import.meta.url).href); // mounted editors have their size at once
   window.kernelvizEditors = await startEditors(document, python, quiet);
   return window.kernelvizEditors;
 }
