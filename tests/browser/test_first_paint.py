@@ -98,3 +98,32 @@ def test_the_runtime_puts_its_controls_where_the_drawn_ones_were(browser, site_u
     assert page.evaluate("document.querySelector('#kv-figure .kv-settings').open") is not narrow
     assert page.evaluate("window.__figureShifts") == []
     context.close()
+
+
+# Before any script runs: for each of the page's first frames, [the figure's SVG is in the document, the text's
+# first block is rendered (null: not parsed yet)], read in the frame's animation callbacks (its style as drawn).
+FRAMES = """window.__frames = [];
+requestAnimationFrame(function look() {
+  const first = document.querySelector('#kv-text > *');
+  window.__frames.push([!!document.querySelector('#kv-figure svg'), first ? first.checkVisibility() : null]);
+  if (window.__frames.length < 40) requestAnimationFrame(look);
+});"""
+
+
+@pytest.mark.parametrize("slug", KERNEL_PAGES)
+def test_the_figure_paints_first_and_the_text_a_frame_later(browser, no_script_page, site_url, slug):
+    context = browser.new_context(viewport=SCREENS["laptop"])
+    context.add_init_script(FRAMES)
+    page = without_python(context.new_page())
+    page.goto(f"{site_url}/{slug}.html")
+    page.wait_for_function("window.__frames.length >= 40")
+    frames = page.evaluate("window.__frames")
+    assert frames[0][0], "the first frame has the figure"
+    assert frames[0][1] is not True, "the text waits for the frame after the figure's"
+    shown = [n for n, (_, text) in enumerate(frames) if text]
+    assert shown and shown[0] <= 3, f"the text is drawn within 3 frames of the figure: {frames[:5]}"
+    assert all(text for _, text in frames[shown[0] :])  # and stays drawn
+    context.close()
+
+    no_script_page.goto(f"{site_url}/{slug}.html")  # the CSS does it: without JavaScript the text shows too
+    assert no_script_page.locator("#kv-text h1").is_visible()
