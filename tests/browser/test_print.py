@@ -54,6 +54,9 @@ PRINT_PROBLEMS = """() => {
     if (details.open) problems.push(`a CUDA block is open on screen: ${details.dataset.cite}`);
     if (!(box.width > 0 && box.height > 0)) problems.push(`a CUDA block prints no code: ${details.dataset.cite}`);
   }
+  const title = document.querySelector('h1'), figure = document.getElementById('kv-figure');
+  if (title && figure && shown(figure) && figure.getBoundingClientRect().top < title.getBoundingClientRect().top)
+    problems.push('the figure prints above the title');
   const ink = getComputedStyle(document.body);
   if (ink.backgroundColor !== 'rgb(255, 255, 255)') problems.push(`the page prints on ${ink.backgroundColor}`);
   const prose = document.querySelector('.kv-prose, main');
