@@ -69,9 +69,22 @@ def built_text(page, selector, index):
     )
 
 
+# Whether button `b` is in the palette's accent colour, resolved where it is (the theme in force): how it says copied.
+IN_ACCENT = """(b) => {
+  const probe = Object.assign(document.createElement('span'), { hidden: true });
+  probe.style.color = 'var(--kv-accent)';
+  b.parentElement.append(probe);
+  const accent = getComputedStyle(probe).color;
+  probe.remove();
+  return getComputedStyle(b).color === accent;
+}"""
+
+
 def click_copy(page, button, says="Copied"):
+    assert not button.evaluate(IN_ACCENT)
     button.click()
     page.wait_for_function("([b, says]) => b.textContent === says", arg=[button.element_handle(), says])
+    assert button.evaluate(IN_ACCENT), f"{says}: in the accent colour"
 
 
 def test_a_prose_code_block_copies_its_text(page, site_url):

@@ -22,6 +22,7 @@
 import '../figure/figure.css';
 import '../page/layout.css';
 import '../page/print.css';
+import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
 import { Sizes } from '../figure/page/sizes.js';
