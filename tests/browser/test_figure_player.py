@@ -166,3 +166,20 @@ def test_bound_bullets_play_their_step_and_the_page_follows_the_figure(browser, 
     page.evaluate("window.kernelviz.goTo(4)")
     assert page.evaluate("window.__seen") == [4]
     page.context.close()
+
+
+def test_a_step_asked_for_while_steps_are_held_moves_only_once_released(browser, url, labels):
+    page = open_page(browser, url + "#step=2")
+    page.evaluate("() => { window.__hold = new Promise((r) => (window.__release = r)); kernelviz.holdSteps(__hold); }")
+    page.evaluate(WATCH)
+    page.evaluate("() => { window.kernelviz.goTo(3); }")  # K0, V0 would fly from HBM to SRAM
+    assert current(page) == 3  # shown at once, in the list and the bullets
+    assert page.locator(".kv-step-items button[aria-current=step]").text_content() == labels[3]
+    page.wait_for_timeout(400)  # more than a step's animation would take
+    held = page.evaluate("Math.max(0, ...window.__changes.values())")
+    assert held <= 1, f"the step moved while held: {held} changes to one attribute"
+    assert not page.evaluate(SETTLED)  # it waits to move, as an animation
+    page.evaluate("window.__release()")
+    page.wait_for_function(SETTLED)
+    assert page.evaluate(MOST_CHANGES) > 2  # then it played, frame by frame
+    page.context.close()

@@ -11,6 +11,8 @@
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
 //   window.kernelviz.quiet()                   a promise resolved in a new task at the next quiet moment
+//   window.kernelviz.holdSteps(promise)        start no step's animation until `promise` settles (a task that
+//                                              cannot be split is coming: the step shows at once, moves after)
 //   window.kernelviz.sizes()                   the sizes the figure shows ({N: 8, Br: 4, Bc: 4}; {} without a form)
 //   window.kernelviz.chosenSizes()             the sizes the reader picked, which runs of the editors use, or null
 //   window.kernelviz.ranAt(sizes, edited)      a run of the editors drew the figure at `sizes` (the editors call it)
@@ -64,6 +66,7 @@ function start() {
     goTo: (k) => (figure ? figure.goTo(k) : Promise.resolve(false)),
     onStepChange: (fn) => (figure ? figure.onStepChange(fn) : () => {}),
     quiet: moments.quiet,
+    holdSteps: (promise) => figure?.holdStepsFor(promise),
     sizes: () => (sizes ? sizes.shown() : {}),
     chosenSizes: () => (sizes ? sizes.forRuns() : null),
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
@@ -94,7 +97,7 @@ function start() {
     };
     if (figure) moments.quiet().then(settle);
     else settle();
-    loadEditorsLater(moments);
+    loadEditorsLater(moments, figure);
   });
 }
 
@@ -157,21 +160,30 @@ function sizesOf(figure) {
 const EDITORS_URL = new URL('./editors.js', import.meta.url).href;
 let editorsLoading = null;
 
-/** Import the editors bundle (once); a promise of its module, or of null when the page has no editors or it failed. */
-function loadEditors() {
+/**
+ * Import the editors bundle (once); a promise of its module, or of null when the page has no editors or it failed.
+ * With `figure`, when the bundle is fetched already: its evaluation, one long task that comes a task or more after
+ * import() (so after the quiet moment that started it), holds back the figure's step animations, so that it cuts
+ * into none.
+ */
+function loadEditors(figure = null) {
   if (!document.querySelector('.kv-editor')) return Promise.resolve(null);
-  editorsLoading ||= import(EDITORS_URL).catch((e) => {
-    console.warn('kernelviz: the editors could not be loaded', e);
-    return null;
-  });
+  if (!editorsLoading) {
+    editorsLoading = import(EDITORS_URL).catch((e) => {
+      console.warn('kernelviz: the editors could not be loaded', e);
+      return null;
+    });
+    figure?.holdStepsFor(editorsLoading);
+  }
   return editorsLoading;
 }
 
-/** Load the editors bundle: fetched and compiled (modulepreload) and then run at quiet moments, or at once on reach. */
-function loadEditorsLater({ quiet, reached }) {
+/** Load the editors bundle: fetched and compiled (modulepreload), then run at a quiet moment, holding back the
+ * figure's steps while it evaluates; or at once on reach. */
+function loadEditorsLater({ quiet, reached }, figure) {
   if (!document.querySelector('.kv-editor')) return;
   const url = EDITORS_URL;
-  const load = loadEditors;
+  const load = () => loadEditors();
   reached.then(load);
   // A pointer in an editor block is a reach for Python too; the editors start it once they run, but one that
   // came before them would be missed: say it here.
@@ -189,7 +201,7 @@ function loadEditorsLater({ quiet, reached }) {
   quiet()
     .then(() => fetched)
     .then(quiet)
-    .then(load);
+    .then(() => loadEditors(figure));
 }
 
 start();

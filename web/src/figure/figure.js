@@ -40,6 +40,7 @@ export class Figure {
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.listeners = [];
     this.stillWaiters = [];
+    this.busy = null; // a promise while the page runs a task it cannot split: see holdStepsFor
     this.model = null;
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
@@ -119,6 +120,7 @@ export class Figure {
     this.player = new Player(timeline, (items) => this.drawBound(items), {
       duration: () => Number(this.host.dataset.duration) || DURATION_MS,
       reducedMotion,
+      busy: () => this.busy,
     });
     this.player.current = Math.min(this.step, timeline.last);
     this.bound.items = timeline.state(this.player.current);
@@ -222,6 +224,15 @@ export class Figure {
 
   currentStep() {
     return this.player ? this.player.current : 0;
+  }
+
+  /** Start no step's animation until `promise` settles: the page is running a task it cannot split (the step is
+   * still shown at once; its movement waits). */
+  holdStepsFor(promise) {
+    const held = Promise.resolve(promise).finally(() => {
+      if (this.busy === held) this.busy = null;
+    });
+    this.busy = held;
   }
 
   /** A promise resolved once no step is animating. */

@@ -12,9 +12,11 @@ import { frameAt, totalTime } from './tween.js';
 const PAUSE = 1.5; // between two steps when playing, in step durations
 
 export class Player {
-  /** `draw(items)` draws the diagram; options: duration() in ms, reducedMotion() -> bool. */
-  constructor(timeline, draw, { duration, reducedMotion }) {
-    Object.assign(this, { timeline, draw, duration, reducedMotion });
+  /** `draw(items)` draws the diagram; options: duration() in ms, reducedMotion() -> bool, busy() -> a promise while
+   * the page runs a long task that cannot be split (null when none): a step asked for then is shown at once and
+   * starts to move once that settles, so that the task does not cut into its animation. */
+  constructor(timeline, draw, { duration, reducedMotion, busy = () => null }) {
+    Object.assign(this, { timeline, draw, duration, reducedMotion, busy });
     this.current = 0;
     this.shown = null; // the items last drawn
     this.playing = false;
@@ -83,7 +85,12 @@ export class Player {
         this.show(frameAt(phases, t, duration));
         this.frame = requestAnimationFrame(frame);
       };
-      this.frame = requestAnimationFrame(frame);
+      const begin = () => {
+        if (run === this.run) this.frame = requestAnimationFrame(frame);
+      };
+      const busy = this.busy();
+      if (busy) busy.then(begin, begin);
+      else begin();
     });
   }
 
