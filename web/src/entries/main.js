@@ -158,13 +158,14 @@ function sizesOf(figure) {
 }
 
 const EDITORS_URL = new URL('./editors.js', import.meta.url).href;
+const HOLD_MAX_MS = 1000; // the longest the editors' evaluation holds the figure's steps back, whatever happens
 let editorsLoading = null;
 
 /**
  * Import the editors bundle (once); a promise of its module, or of null when the page has no editors or it failed.
- * With `figure`, when the bundle is fetched already: its evaluation, one long task that comes a task or more after
- * import() (so after the quiet moment that started it), holds back the figure's step animations, so that it cuts
- * into none.
+ * `figure` is given once the bundle is fetched, when the import is its evaluation: one long task, a task or more
+ * after import() (so after the quiet moment that called it), which holds back the figure's step animations so that
+ * it cuts into none.
  */
 function loadEditors(figure = null) {
   if (!document.querySelector('.kv-editor')) return Promise.resolve(null);
@@ -173,7 +174,10 @@ function loadEditors(figure = null) {
       console.warn('kernelviz: the editors could not be loaded', e);
       return null;
     });
-    figure?.holdStepsFor(editorsLoading);
+    if (figure) {
+      const atMost = new Promise((resolve) => setTimeout(resolve, HOLD_MAX_MS));
+      figure.holdStepsFor(Promise.race([editorsLoading, atMost]));
+    }
   }
   return editorsLoading;
 }
@@ -193,15 +197,17 @@ function loadEditorsLater({ quiet, reached }, figure) {
     load().then((module) => module?.wantPython?.());
   };
   document.addEventListener('pointerdown', pointer);
+  let preloaded = false;
   const fetched = new Promise((resolve) => {
     const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: url });
-    link.onload = link.onerror = resolve; // a failed fetch is the import's to report
+    link.onload = () => resolve((preloaded = true));
+    link.onerror = resolve; // a failed fetch is the import's to report (it fetches again: no steps held for that)
     document.head.append(link);
   });
   quiet()
     .then(() => fetched)
     .then(quiet)
-    .then(() => loadEditors(figure));
+    .then(() => loadEditors(preloaded ? figure : null));
 }
 
 start();
