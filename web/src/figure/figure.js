@@ -226,10 +226,10 @@ export class Figure {
     return this.player ? this.player.current : 0;
   }
 
-  /** Start no step's animation until `promise` settles: the page is running a task it cannot split (the step is
-   * still shown at once; its movement waits). */
+  /** Start no step's animation until `promise` settles, fulfilled or not (and any hold before it): the page is
+   * running a task it cannot split. The step is still shown at once; its movement waits. */
   holdStepsFor(promise) {
-    const held = Promise.resolve(promise).finally(() => {
+    const held = Promise.allSettled([this.busy, promise]).then(() => {
       if (this.busy === held) this.busy = null;
     });
     this.busy = held;
