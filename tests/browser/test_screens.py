@@ -279,3 +279,31 @@ def test_the_editors_mount_at_their_size_when_their_stylesheet_comes_late(browse
     shifts = pg.evaluate("window.kvShifts")
     assert [s for s in shifts if "kv-editor" in s] == [] and pg.evaluate("window.kvShift") <= MAX_CLS, shifts
     context.close()
+
+
+# The step rows of the figure's list that show (any part of them) in the list's box: [label, px shown, px tall].
+ROWS_SHOWN = """() => {
+  const list = document.querySelector('#kv-figure .kv-step-items').getBoundingClientRect();
+  return [...document.querySelectorAll('#kv-figure .kv-step-items button')].map((b) => {
+    const r = b.getBoundingClientRect();
+    return [b.textContent, Math.min(r.bottom, list.bottom) - Math.max(r.top, list.top), r.height];
+  }).filter(([, shown]) => shown > 0.5);
+}"""
+
+
+def test_the_docked_step_list_shows_the_step_shown_alone(browser, site_url):
+    """On a phone the docked list is one row, so that the canvas keeps the room: the current step, whole, and no
+    sliver of the steps around it."""
+    context = browser.new_context(**SCREENS["phone"])
+    pg = context.new_page()
+    pg.goto(f"{site_url}/flash-decoding.html#step=8")
+    pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
+    current = pg.locator("#kv-figure .kv-step-items button[aria-current=step]").text_content()
+    for then in (9, 10):
+        rows = pg.evaluate(ROWS_SHOWN)
+        assert [label for label, _, _ in rows] == [current], rows
+        assert rows[0][1] == pytest.approx(rows[0][2], abs=0.5), "the step shown is whole"
+        pg.locator("#kv-figure .kv-next").click()
+        pg.wait_for_function(f"window.kernelviz.step() === {then}")
+        current = pg.locator("#kv-figure .kv-step-items button[aria-current=step]").text_content()
+    context.close()
