@@ -142,7 +142,7 @@ def diff(a, b):
     return [[i, {key: v for key, v in new.items() if old.get(key) != v}] for i, (old, new) in pairs if old != new]
 
 
-def draw(fig, name, unit=44):
+def draw(fig, name, unit=layout.UNIT):
     """Put `fig` on the canvas, `unit` pixels to a canvas unit: the fixed labels and squares, one diagram (named
     `name`_figure) of everything that changes, and the step list, whose steps carry key, at and caption."""
     texts, frame = place(fig)

@@ -19,7 +19,7 @@ HBM_HEIGHT, MIN_TILE, GAP = 2.0, 0.3, 0.06
 SQUARE, SQUARE_GAP = 0.3, 0.1
 SLOT_HEIGHT = 1.2
 FONT, SMALL = 13, 11
-UNIT = 44  # px to a canvas unit on the pages (figlib.draw's default)
+UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
 
 

@@ -14,6 +14,7 @@ caption in words. The HBM counter adds the bytes of every tile copied from or to
 ``reset`` writes.
 """
 
+from .layout import UNIT
 from .memory import BYTES, Slot, Tensor, flat, look, tile_rows
 
 SHADES = 4  # a carry darkens one shade per tile folded into it, up to @kind-4
@@ -176,7 +177,7 @@ class Figure:
         self.steps.append(Step(key, dict(at), caption, holds, dict(self.pending), self.block, self.hbm_bytes))
         self.pending = {}
 
-    def draw(self, name, unit=44):
+    def draw(self, name, unit=UNIT):
         """Lay the figure out from its sizes and put it on the canvas (see ``draw``)."""
         from .draw import draw
 
