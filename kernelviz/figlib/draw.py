@@ -4,8 +4,11 @@ step list that plays the steps on it.
 Each slot is drawn by five items (``ROLES``, each role above the ones before it): its empty frame, what it held
 before the step, what it holds after, a ring while it changes in place, its caption. A copy flies from its source
 over what the slot held; a change in place grows from the bottom of the slot. The diagram also holds the filled
-square of the block in view, the two zoom lines from it to its shared memory, the caption of the step, and the HBM
-counter (``kv: "hbm-bytes"``, its label ``HBM <bytes> B``: the bytes read from and written to HBM so far).
+square of the block in view, the two zoom lines from it to its shared memory, the caption of the step, the HBM
+counter (``kv: "hbm-bytes"``, its label ``HBM <bytes> B``: the bytes read from and written to HBM so far), and,
+last, the rows of the tiles in HBM: a tick at each edge of a tile where one row of the matrix ends and the next
+begins, so that a tile of Br rows shows its Br rows (and a ragged last tile its fewer) without a line through its
+label. Step 0 is the figure as it opens: HBM alone, or what ``Figure.start`` made it.
 """
 
 import json
@@ -17,6 +20,8 @@ from .memory import look
 
 ROLES = ("frame", "before", "after", "ring", "caption")
 COUNTER = "hbm-bytes"
+TICK, SHORTEST_TICK, TICK_MARGIN = 0.12, 0.05, 0.03  # canvas units: a row's tick into its tile from each edge
+ROW_SPACING = 0.08  # canvas units: rows closer than this (3.5 px at the pages' unit) are not ticked
 
 
 def item(x=0, y=0, w=0, h=0, fill="none", stroke="none", label="", font=12, wrap=0, line=False, color="@ink"):
@@ -107,6 +112,29 @@ def zoom_items(fig, grid, k, phase):
     return lines
 
 
+def row_ticks(fig):
+    """The ticks between the rows of every tile in HBM, two a boundary (from the left and the right edge inward),
+    where the rows are at least ``ROW_SPACING`` apart: ``TICK`` long, or shorter, so as to stop ``TICK_MARGIN``
+    short of the widest label the tensor's tiles show (their names, or their values); none on a tile of one row,
+    none on a tensor whose labels leave less than ``SHORTEST_TICK``."""
+    ticks = []
+    for tensor in fig.tensors:
+        shown = [text for s in tensor for text in (s.name, (s.holds or {}).get("label", ""))]
+        widest = max(layout.name_width(text, s.font) for s in tensor for text in shown)
+        reach = min(TICK, (min(s.w for s in tensor) - widest) / 2 - TICK_MARGIN)
+        if reach < SHORTEST_TICK:
+            continue
+        for slot in tensor:
+            spacing = slot.h / slot.rows
+            if spacing < ROW_SPACING:
+                continue
+            for r in range(1, slot.rows):
+                y = slot.bottom + r * spacing
+                ticks += [item(slot.left, y, reach, line=True, stroke="@edge"),
+                          item(slot.left + slot.w, y, -reach, line=True, stroke="@edge")]  # fmt: skip
+    return ticks
+
+
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
@@ -117,11 +145,12 @@ def items(fig, frame, k, phases=("start", "move", "end")):
     caption = item(*caption_at, label=step.caption, font=13, wrap=9)
     counter = dict(item(*counter_at, label=f"HBM {step.hbm} B", font=13), kv=COUNTER)
     still = {s: _still(fig, s, k) for s in fig.slots if s not in step.events}
+    ticks = fig.__dict__.setdefault("_ticks", row_ticks(fig))  # the same at every step: computed once
     out = {}
     for phase in phases:
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
         slots = [roles[role] for role in ROLES for roles in per_slot]
-        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, counter]
+        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, counter] + ticks
     return out
 
 

@@ -164,6 +164,18 @@ class Figure:
             if held:
                 self.paint(held, fill="@stale", stale=True)
 
+    def start(self):
+        """Make what was recorded so far (a block in view, slots reset to their first values) the figure as it
+        opens: step 0, with the caption given to ``Figure``, which no step animates into. Only before the first
+        ``step``; without it the figure opens on HBM alone."""
+        if len(self.steps) > 1:
+            raise ValueError("start: the figure's opening is recorded before its first step (fig.step)")
+        for s, e in self.pending.items():
+            self.holds[s] = e.after
+        first, holds = self.steps[0], {s: self.holds.get(s, s.holds) for s in self.slots}
+        self.steps[0] = Step(first.key, first.at, first.caption, holds, {}, self.block, self.hbm_bytes)
+        self.pending = {}
+
     def step(self, action, caption, **at):
         """End the step being recorded. Its key is `action` followed by each loop index of `at` as name=value
         ('load K,V i=0 j=1'); `caption` says in words what it does. Keys need not be unique; square brackets are

@@ -78,3 +78,34 @@ def test_drawn_steps_carry_key_at_caption_and_the_counter_and_validate():
     assert labels == ["HBM 0 B", "HBM 64 B", "HBM 80 B", "HBM 144 B", "HBM 160 B"]
     assert min(i["font"] for i in items if i["label"]) >= 11
     assert all(c.startswith("@") or c == "none" for i in items for c in (i["fill"], i["stroke"], i["color"]))
+
+
+def _drawn_items(fig):
+    fig.draw("t")
+    (items,) = [n["items"] for n in pie.scene()["nodes"] if n["kind"] == "diagram"]
+    return items
+
+
+def test_tiles_in_hbm_show_their_rows_by_ticks_at_both_edges_short_of_their_labels():
+    fig, Q, m, Qi, mi = figure(N=10, tile=4, blocks=3)  # tiles of 4, 4 and 2 rows
+    fig.hbm("x", 10, 1, 4, "x", label=lambda t: f"{t}.25 {t}.75", width=1.1)  # labels too wide to tick beside
+    items = _drawn_items(fig)
+    ticks = [i for i in items if i["line"] and i["w"] and i["h"] == 0]
+    assert len(ticks) == 2 * (3 + 3 + 1)  # Q's: a boundary between each two rows of a tile, two ticks each
+    assert m[0].w < 0.5  # m's tiles, a column wide, are as narrow as their names: not ticked, nor is x
+    for tile in Q:
+        spacing = tile.h / tile.rows
+        rows = sorted({round(i["y"], 3) for i in ticks if tile.left - 1e-6 <= i["x"] <= tile.left + tile.w + 1e-6
+                       and tile.bottom < i["y"] < tile.bottom + tile.h})  # fmt: skip
+        assert rows == [round(tile.bottom + r * spacing, 3) for r in range(1, tile.rows)]
+    for tick in ticks:  # from an edge of its tile inward, short of the label in the tile's middle
+        (tile,) = [t for t in Q if t.bottom < tick["y"] < t.bottom + t.h
+                   and round(tick["x"], 4) in (round(t.left, 4), round(t.left + t.w, 4))]  # fmt: skip
+        inward = 1 if round(tick["x"], 4) == round(tile.left, 4) else -1
+        label = layout.name_width(tile.name, tile.font)
+        assert inward * tick["w"] > 0 and abs(tick["x"] + tick["w"] - tile.x) >= label / 2
+
+
+def test_rows_too_close_to_see_are_not_ticked():
+    fig, *_ = figure(N=64, tile=64, blocks=1)  # 64 rows in one tile: 0.03 units apart
+    assert [i for i in _drawn_items(fig) if i["line"] and i["w"] and i["h"] == 0] == []

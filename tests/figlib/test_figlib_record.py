@@ -100,3 +100,26 @@ def test_zoom_shows_a_block_of_the_grid_starting_empty():
     assert fig.now(Qi) is None and fig.block[0] == 1 and set(S.cells) <= set(fig.block[1])
     with pytest.raises(ValueError, match=r"zoom: block 2 is not in the grid of 2 blocks"):
         fig.zoom(2, [Qi])
+
+
+def test_start_makes_what_was_recorded_the_opening_step_with_nothing_to_animate():
+    fig, (Q, _, L), (Qi, li, S) = small()
+    fig.zoom(0, [Qi, li, S])
+    fig.reset(li, label="0")
+    fig.start()
+    opening = fig.steps[0]
+    assert opening.key == "start" and opening.caption == "ready" and opening.events == {}
+    assert opening.block[0] == 0 and li in opening.block[1] and opening.holds[li]["label"] == "0"
+    assert opening.holds[Qi] is None and opening.hbm == 0  # on chip: no HBM bytes
+    fig.copy(Q[0], Qi)
+    fig.step("load Q", "load Q0", i=0)
+    assert fig.steps[1].holds[li]["label"] == "0" and set(fig.steps[1].events) == {Qi}
+    with pytest.raises(ValueError, match=r"start: the figure's opening is recorded before its first step"):
+        fig.start()
+
+
+def test_without_start_the_figure_opens_on_hbm_alone():
+    fig, _, (Qi, li, S) = small()
+    fig.zoom(0, [Qi, li, S])
+    fig.step("zoom", "block 0", i=0)
+    assert fig.steps[0].block is None and fig.steps[1].block[0] == 0
