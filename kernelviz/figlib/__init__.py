@@ -8,7 +8,7 @@
     Qi = fig.sram("Qi", rows=Br, cols=4, kind="q")  # a slot in a block's shared memory
     fig.blocks(1)
     fig.zoom(0, [Qi])
-    fig.step("zoom", "block 0: its shared memory", i=0)
+    fig.step("zoom", "block 0: its shared memory", i=0)  # (or fig.start(): the figure opens zoomed, as recorded)
     fig.copy(Q[0], Qi)
     fig.step("load Q", "load Q0: the block's query rows", i=0)
     fig.draw("fa2")

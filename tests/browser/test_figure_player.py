@@ -168,6 +168,41 @@ def test_bound_bullets_play_their_step_and_the_page_follows_the_figure(browser, 
     page.context.close()
 
 
+# Plays step k with its bullet placed `offset` px below the bottom of the window first; the window's scroll positions,
+# each new one, over the next 40 frames.
+FOLLOW = """async ([k, offset]) => {
+  const bullet = document.querySelector(`.kv-prose li[data-step='${k}']`);
+  scrollTo(0, scrollY + bullet.getBoundingClientRect().top - innerHeight - offset);
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const seen = [scrollY];
+  window.kernelviz.goTo(k);
+  for (let n = 0; n < 40; n++) {
+    await new Promise((r) => requestAnimationFrame(r));
+    if (seen.at(-1) !== scrollY) seen.push(scrollY);
+  }
+  const r = bullet.getBoundingClientRect();
+  return [seen, r.top >= 0 && r.bottom <= innerHeight + 1];
+}"""
+
+
+@pytest.mark.parametrize("motion", ["no-preference", "reduce"])
+def test_the_text_glides_to_a_bullet_near_it_and_jumps_to_one_far_away(browser, url, labels, motion):
+    page = open_page(browser, url, reduced_motion=motion)
+    fast(page)
+    far = labels.index("block 1 · write O1, L1")
+    near = labels.index("block 0 · j = 0 · load K0, V0")
+    height = page.evaluate("innerHeight")
+    seen, shown = page.evaluate(FOLLOW, [far, 3 * height])  # three screens below: a jump, in one frame
+    assert shown and len(seen) == 2, seen
+    seen, shown = page.evaluate(FOLLOW, [near, 100])  # just below the window: a glide, through frames between
+    assert shown
+    if motion == "reduce":
+        assert len(seen) == 2, seen  # no motion: a jump as well
+    else:
+        assert len(seen) > 3, seen
+    page.context.close()
+
+
 def test_a_step_asked_for_while_steps_are_held_moves_only_once_released(browser, url, labels):
     page = open_page(browser, url + "#step=2")
     page.evaluate("() => { window.__hold = new Promise((r) => (window.__release = r)); kernelviz.holdSteps(__hold); }")

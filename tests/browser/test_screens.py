@@ -133,7 +133,6 @@ def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
         pg.add_script_tag(path=str(AXE))
         assert pg.evaluate(AXE_RUN) == [], f"{name} on a {screen.screen}, light"
     pg.locator(".kv-theme").click()
-    pg.wait_for_timeout(300)  # the bound bullets' background transition
     assert pg.evaluate("document.documentElement.dataset.theme") == "dark"
     assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "true"
     lightness = pg.evaluate(f"({LIGHTNESS})(getComputedStyle(document.body).backgroundColor)")

@@ -61,7 +61,17 @@ export class Bindings {
       node.classList.toggle('kv-current', on);
       if (on) first ||= node;
     }
-    if (first && scroll) first.scrollIntoView({ block: 'nearest', behavior: this.reducedMotion() ? 'auto' : 'smooth' });
+    if (first && scroll) first.scrollIntoView({ block: 'nearest', behavior: this.glide(first) ? 'smooth' : 'instant' });
+  }
+
+  /** Whether bringing `node` into view glides: only when it is near (less than a screen away) and motion is not
+   * reduced. A farther one jumps, as a link to it would: a glide over several screens is a blur nobody reads, and it
+   * paints, rasters and composites every screen on its way while the figure animates its step. */
+  glide(node) {
+    if (this.reducedMotion()) return false;
+    const { top, bottom } = node.getBoundingClientRect();
+    const screen = innerHeight;
+    return bottom > -screen && top < 2 * screen;
   }
 
   remove() {
