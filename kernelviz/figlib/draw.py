@@ -119,8 +119,9 @@ def row_ticks(fig):
     none on a tensor whose labels leave less than ``SHORTEST_TICK``."""
     ticks = []
     for tensor in fig.tensors:
-        shown = [text for s in tensor for text in (s.name, (s.holds or {}).get("label", ""))]
-        widest = max(layout.name_width(text, s.font) for s in tensor for text in shown)
+        widest = max(
+            layout.name_width(text, s.font) for s in tensor for text in (s.name, (s.holds or {}).get("label", ""))
+        )
         reach = min(TICK, (min(s.w for s in tensor) - widest) / 2 - TICK_MARGIN)
         if reach < SHORTEST_TICK:
             continue
@@ -138,14 +139,13 @@ def row_ticks(fig):
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
-    step, (grid, caption_at, counter_at) = fig.steps[k], frame
+    step, (grid, caption_at, counter_at, ticks) = fig.steps[k], frame
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
     caption = item(*caption_at, label=step.caption, font=13, wrap=9)
     counter = dict(item(*counter_at, label=f"HBM {step.hbm} B", font=13), kv=COUNTER)
     still = {s: _still(fig, s, k) for s in fig.slots if s not in step.events}
-    ticks = fig.__dict__.setdefault("_ticks", row_ticks(fig))  # the same at every step: computed once
     out = {}
     for phase in phases:
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
@@ -155,14 +155,15 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 
 def place(fig):
-    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, counter_at)."""
+    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, counter_at, the rows'
+    ticks)."""
     labels, bottom = layout.place_hbm(fig.tensors, top=3.5)
     texts = [("HBM", 0, 3.9, 15)] + [(t, x, y, layout.FONT) for t, x, y in labels]
     grid, below = layout.grid(fig.count, bottom - 0.35)
     texts.append(("SRAM", 0, below - 0.25, 15))
     end = layout.place_sram(fig.groups, below - 0.6)
     left = min([s.left for s in fig.slots if s.w] + [-4])
-    return texts, (grid, (0, end - 0.5), (left + 0.9, 3.9))
+    return texts, (grid, (0, end - 0.5), (left + 0.9, 3.9), row_ticks(fig))
 
 
 def diff(a, b):
