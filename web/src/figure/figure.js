@@ -45,7 +45,7 @@ export class Figure {
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
     this.urlSizes = () => null; // the sizes the URL carries with the step (set by the page's size form)
-    this.bindings = new Bindings(document, (k) => this.goTo(k), reducedMotion);
+    this.bindings = new Bindings(document, (k) => this.goTo(k));
     bindKeys(() => this.player, () => this.stepList);
     // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
     // ourselves would force a layout of the whole page before the figure could be drawn.

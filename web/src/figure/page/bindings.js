@@ -1,7 +1,7 @@
 // The page's elements bound to steps: bullets <li> and CUDA <details>, by number (data-step="K") or by meaning
 // (data-step-key="load K,V i=0 j=1", the figure contract E). Clicking a bound bullet plays its step; the current
-// step's elements get the class kv-current and are scrolled into view (block: 'nearest'), so prose, code and figure
-// move together.
+// step's elements get the class kv-current and are scrolled into view at once (block: 'nearest'), so prose, code
+// and figure move together.
 //
 // A key names the first step with that key in the figure shown now: `refresh(steps)` (each new Scene: other sizes,
 // the kernel edited and run) gives each keyed element the number of that step as data-step, or, when no step has
@@ -10,9 +10,8 @@
 const GONE = 'kv-step-gone'; // the class of the reason shown beside a disabled element
 
 export class Bindings {
-  constructor(root, goTo, reducedMotion) {
+  constructor(root, goTo) {
     this.root = root;
-    this.reducedMotion = reducedMotion;
     this.onClick = (e) => {
       const li = e.target.closest?.('li[data-step]');
       if (!li || e.target.closest('a, button, summary, input, .kv-editor') || getSelection().toString()) return;
@@ -61,17 +60,9 @@ export class Bindings {
       node.classList.toggle('kv-current', on);
       if (on) first ||= node;
     }
-    if (first && scroll) first.scrollIntoView({ block: 'nearest', behavior: this.glide(first) ? 'smooth' : 'instant' });
-  }
-
-  /** Whether bringing `node` into view glides: only when it is near (less than a screen away) and motion is not
-   * reduced. A farther one jumps, as a link to it would: a glide over several screens is a blur nobody reads, and it
-   * paints, rasters and composites every screen on its way while the figure animates its step. */
-  glide(node) {
-    if (this.reducedMotion()) return false;
-    const { top, bottom } = node.getBoundingClientRect();
-    const screen = innerHeight;
-    return bottom > -screen && top < 2 * screen;
+    // At once, near or far: a glide would scroll the text in every frame of the step's animation, and a frame that
+    // both scrolls and redraws the figure re-layers the whole page (about 15 ms here), where either alone is cheap.
+    if (first && scroll) first.scrollIntoView({ block: 'nearest', behavior: 'instant' });
   }
 
   remove() {
