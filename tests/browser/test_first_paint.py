@@ -12,7 +12,7 @@ SHAPES = """() => [...document.querySelectorAll('#kv-figure svg .kv-nodes :is(re
   .filter((e) => getComputedStyle(e).display !== 'none' && !e.closest('[display="none"]'))
   .map((e) => e.localName + ':' + e.textContent.replace(/\\s+/g, ''))"""
 
-# Step 0 of a kernel page draws its HBM tiles ruled into their rows, its SRAM and their labels: 51 to 106 shapes at
+# Step 0 of a kernel page draws its HBM tiles ruled into their rows, its SRAM and their labels: 56 to 87 shapes at
 # the sizes the pages open with (the other tiles appear as the steps play). Fewer than this is a figure not drawn.
 LEAST_SHAPES = 50
 
