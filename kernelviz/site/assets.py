@@ -1,6 +1,6 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
-their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``
-and the icon, the one stylesheet each page links, and the Python the browser worker runs:
+their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``,
+the one stylesheet each page links, and the Python the browser worker runs:
 
     assets/page.css                  KaTeX's CSS, palette.css, site.css, main.css, in that order (every page)
     assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
@@ -70,8 +70,7 @@ def copy(web_dist, assets):
     """Fill `assets` (a new folder): the runtime, site.css, palette.css (made from the palette: site.palette) and
     the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*", BUILD_TIME))
-    for name in ("site.css", "favicon.svg"):
-        shutil.copy2(STATIC / name, assets / name)
+    shutil.copy2(STATIC / "site.css", assets / "site.css")
     (assets / "palette.css").write_text(palette.css(), encoding="utf-8")
     manifest = []
     for source in python_files():

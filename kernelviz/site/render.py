@@ -22,6 +22,7 @@ import json
 from pathlib import Path
 from string import Template
 from types import SimpleNamespace
+from urllib.parse import quote
 
 from markdown_it.common.utils import escapeHtml
 
@@ -29,6 +30,9 @@ from . import nav
 from .extensions import toc
 
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
+# The site's icon, in the page itself: an icon at a URL is fetched again at every change of the page's URL (each step
+# the figure plays writes its hash).
+ICON = "data:image/svg+xml," + quote((Path(__file__).parent / "static" / "favicon.svg").read_text("utf-8").strip())
 
 
 def page_html(page, md, context, stylesheets):
@@ -48,6 +52,7 @@ def page_html(page, md, context, stylesheets):
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'
     return TEMPLATE.substitute(
+        icon=ICON,
         title=escapeHtml(page.title),
         slug=escapeHtml(page.slug),
         stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
@@ -67,6 +72,7 @@ def plain_page_html(slug, title, body, context, stylesheets):
     """A page the builder writes itself (no Markdown, no figure, no editors): `title` as text, `body` as HTML, in the
     site's template with its nav; `context` and `stylesheets` as in `page_html`."""
     return TEMPLATE.substitute(
+        icon=ICON,
         title=escapeHtml(title),
         slug=escapeHtml(slug),
         stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),

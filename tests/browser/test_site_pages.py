@@ -1,5 +1,6 @@
 """The built site in Chromium: every page loads with nothing fetched from outside 127.0.0.1 and no console error,
-its links resolve, the figure draws from the Scene embedded at build time, and the home page lists the five pages.
+its links resolve, the figure draws from the Scene embedded at build time, the home page lists the five pages, and
+playing steps fetches nothing.
 
 Pages start Python (Pyodide) in a worker once idle; these tests do not wait for it (the editors' tests do)."""
 
@@ -75,3 +76,15 @@ def test_a_bound_bullet_plays_its_step(page, site_url):
     step = int(last.get_attribute("data-step"))
     last.click()
     page.wait_for_function(f"window.kernelviz && window.kernelviz.step() === {step}", timeout=5_000)
+
+
+def test_playing_steps_fetches_nothing(page, site_url):
+    """Each step writes the page's URL (its hash); nothing the page named by URL, its icon included, is fetched
+    again for it."""
+    open_page(page, f"{site_url}/flash-attention-2.html")
+    page.wait_for_load_state("networkidle")
+    before = len(page.requested)
+    page.evaluate("async () => { for (const k of [1, 2, 3, 4]) await window.kernelviz.goTo(k); }")
+    assert page.evaluate("location.hash") == "#step=4"
+    page.wait_for_timeout(300)
+    assert page.requested[before:] == []
