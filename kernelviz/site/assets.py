@@ -2,13 +2,16 @@
 their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``,
 the one stylesheet each page links, and the Python the browser worker runs:
 
-    assets/page.css                  KaTeX's CSS, palette.css, site.css, main.css, in that order (every page)
+    assets/page.css                  palette.css, site.css, main.css, in that order (every page)
+    assets/math.css                  KaTeX's CSS (the pages with math)
     assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
     assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json, figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
 
-A page links one stylesheet, so that nothing but its HTML and that one file holds back its first paint (the parts
-stay beside it, for pages that are not the builder's).
+A page links one stylesheet in its head, so that nothing but its HTML and that one file holds back its first paint
+(the parts stay beside it, for pages that are not the builder's). KaTeX's CSS, half of the whole, is
+``assets/math.css``, which a page with math links in its text, after the title (see render.py): the figure's first
+frame does not wait for it, and the text after it is parsed only once it has come, so no formula shows without it.
 
 Files are hard-linked from web/dist when the file system allows (the Pyodide files are megabytes), else copied.
 """
@@ -39,13 +42,14 @@ def check_runtime(web_dist):
         raise BuildError(f"the browser runtime in {web_dist} is incomplete (no {', '.join(missing)}); {SETUP}")
 
 
-COMMON_CSS = ("katex/katex.min.css", "palette.css", "site.css")
+COMMON_CSS = ("palette.css", "site.css")
+MATH_CSS = ("math.css", ["katex/katex.min.css"])  # (name, parts), as `stylesheet` gives them
 # a url() in a part that is relative to the part's own folder (not data:, not absolute, not a fragment)
 RELATIVE_URL = re.compile(r"""url\((['"]?)(?![a-z][a-z0-9+.-]*:|/|#)""", re.I)
 
 
 def stylesheet(web_dist, scripts=()):
-    """(name, parts) of the one stylesheet a page links, ``assets/NAME``: KaTeX's CSS, palette.css, site.css and the
+    """(name, parts) of the one stylesheet a page links in its head, ``assets/NAME``: palette.css, site.css and the
     runtime's main.css, then NAME.css for each entry NAME in `scripts` (the page's front matter) that has one. Not
     editors.css: editors.js links it when it loads. `parts` are paths under assets/, in the order they cascade."""
     names = [name for name in dict.fromkeys(["main", *scripts]) if (Path(web_dist) / f"{name}.css").is_file()]

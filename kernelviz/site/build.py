@@ -114,7 +114,8 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
 
     # render, write beside `out` with the assets, check the links
     stage("render")
-    sheets = {}  # {name: parts} of the stylesheets the pages link, one a page (assets.stylesheet)
+    # {name: parts} of the stylesheets the pages link: one a page in its head (assets.stylesheet), and the math's
+    sheets = dict([assets.MATH_CSS])
 
     def stylesheet(scripts=()):
         name, sheets[name] = assets.stylesheet(web_dist, scripts)

@@ -26,13 +26,17 @@ from urllib.parse import quote
 
 from markdown_it.common.utils import escapeHtml
 
-from . import nav
+from . import assets, nav
 from .extensions import toc
 
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
 # The site's icon, in the page itself: an icon at a URL is fetched again at every change of the page's URL (each step
 # the figure plays writes its hash).
 ICON = "data:image/svg+xml," + quote((Path(__file__).parent / "static" / "favicon.svg").read_text("utf-8").strip())
+# KaTeX's CSS, linked by the text of a page with math, after its title (see assets.py). Chromium and Safari parse no
+# further until a stylesheet in the body has come; the empty script makes other browsers wait for it too (a script
+# runs only once the stylesheets before it have), so no formula is shown without its CSS.
+MATH = f'<link rel="stylesheet" href="assets/{assets.MATH_CSS[0]}"><script> </script>'
 
 
 def page_html(page, md, context, stylesheets):
@@ -51,6 +55,11 @@ def page_html(page, md, context, stylesheets):
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'
+    text = {
+        "toc": toc.render(page, md),
+        "prerequisites": prerequisites_html(page, context),
+        "body": md.renderer.render(page.tokens, md.options, page.env),
+    }
     return TEMPLATE.substitute(
         icon=ICON,
         title=escapeHtml(page.title),
@@ -59,9 +68,8 @@ def page_html(page, md, context, stylesheets):
         scripts=scripts,
         nav=nav_html(context.nav, page, home="index" in context.pages),
         side=side,
-        toc=toc.render(page, md),
-        prerequisites=prerequisites_html(page, context),
-        body=md.renderer.render(page.tokens, md.options, page.env),
+        math=math_link(*text.values()),
+        **text,
         skip=skip_link(page),
         figure=figure_html(page),
         data=data,
@@ -79,6 +87,7 @@ def plain_page_html(slug, title, body, context, stylesheets):
         scripts="",
         nav=nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
         side="",
+        math=math_link(body),
         toc="",
         prerequisites="",
         body=body,
@@ -86,6 +95,11 @@ def plain_page_html(slug, title, body, context, stylesheets):
         figure="",
         data="",
     )
+
+
+def math_link(*html):
+    """The link to KaTeX's CSS when the text `html` has a formula, else nothing."""
+    return MATH if any('class="katex' in part for part in html) else ""
 
 
 def figure_html(page):

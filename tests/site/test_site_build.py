@@ -36,7 +36,7 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<article class="kv-prose" id="kv-text">' in text and "<em>prose</em>" in text
     assert '<script type="module" src="assets/main.js"></script>' in text
     assert stylesheets(text) == ["assets/page.css"]  # one stylesheet: nothing else holds back the first paint
-    assert parts_of(out / "assets/page.css") == ["katex/katex.min.css", "palette.css", "site.css", "main.css"]
+    assert parts_of(out / "assets/page.css") == ["palette.css", "site.css", "main.css"]  # KaTeX's: math.css
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
 
 
@@ -57,9 +57,21 @@ def test_the_stylesheet_finds_the_fonts_of_the_parts_in_folders(build_site, fake
         ".y{background:url(/abs.png)}.z{background:url(https://example.org/c.png)}\n"
     )
     _, out = build_site({"a.md": page("A.\n")})
-    text = (out / "assets/page.css").read_text()
+    text = (out / "assets/math.css").read_text()
     assert 'url(katex/fonts/A.woff2) format("woff2"),url("katex/fonts/B.woff2")' in text
     assert "url(data:,)" in text and "url(/abs.png)" in text and "url(https://example.org/c.png)" in text
+
+
+def test_a_page_with_math_links_katexs_css_in_its_text_after_the_title(build_site):
+    _, out = build_site({"m.md": page("# Title\n\nFine $x$.\n"), "plain.md": page("No formula.\n")})
+    text = (out / "m.html").read_text()
+    assert stylesheets(text) == ["assets/page.css", "assets/math.css"]
+    head, body = text.split("<body", 1)
+    assert "math.css" not in head  # the first paint does not wait for it
+    link = body.index('href="assets/math.css"')
+    assert body.index("<h1>") < link < body.index('class="katex')  # the title shows without it; no formula does
+    assert parts_of(out / "assets/math.css") == ["katex/katex.min.css"]
+    assert stylesheets((out / "plain.html").read_text()) == ["assets/page.css"]
 
 
 def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, validate_scene):

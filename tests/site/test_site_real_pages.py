@@ -39,21 +39,23 @@ def test_the_real_site_builds_in_strict_mode(real_site):
 
 
 def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_site):
-    """Each page links one stylesheet: KaTeX's, the palette's, site.css and main.css, then the CSS of the entries
+    """Each page links one stylesheet in its head: the palette's, site.css and main.css, then the CSS of the entries
     its front matter loads (the overview: explorer.css); none holds editors.css (editors.js links it when it loads).
-    Every font it names is in the site."""
+    KaTeX's CSS is math.css, which a page with math links in its text. Every font it names is in the site."""
 
     def sheet(slug):
-        text = (real_site.out / f"{slug}.html").read_text()
-        (name,) = re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', text)
+        head = (real_site.out / f"{slug}.html").read_text().split("<body", 1)[0]
+        (name,) = re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', head)
         return name, re.findall(r"^/\* (\S+) \*/$", (real_site.out / "assets" / name).read_text(), re.M)
 
-    common = ["katex/katex.min.css", "palette.css", "site.css", "main.css"]
+    common = ["palette.css", "site.css", "main.css"]
     assert sheet("overview") == ("page-explorer.css", [*common, "explorer.css"])
     assert sheet("online-softmax") == ("page-softmax-panel.css", [*common, "softmax-panel.css"])
     assert sheet("index") == ("page.css", common)
     assert sheet("flash-attention-2") == ("page.css", common)  # a page with editors
-    fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/page.css").read_text())
+    kernels = ("online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding")
+    assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in kernels)
+    fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/math.css").read_text())
     assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)
 
 
