@@ -55,21 +55,16 @@ def page_html(page, md, context, stylesheets):
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'
-    text = {
-        "toc": toc.render(page, md),
-        "prerequisites": prerequisites_html(page, context),
-        "body": md.renderer.render(page.tokens, md.options, page.env),
-    }
-    return TEMPLATE.substitute(
-        icon=ICON,
-        title=escapeHtml(page.title),
-        slug=escapeHtml(page.slug),
-        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
+    return _document(
+        page.title,
+        page.slug,
+        stylesheets,
+        toc=toc.render(page, md),
+        prerequisites=prerequisites_html(page, context),
+        body=md.renderer.render(page.tokens, md.options, page.env),
         scripts=scripts,
         nav=nav_html(context.nav, page, home="index" in context.pages),
         side=side,
-        math=math_link(*text.values()),
-        **text,
         skip=skip_link(page),
         figure=figure_html(page),
         data=data,
@@ -79,27 +74,38 @@ def page_html(page, md, context, stylesheets):
 def plain_page_html(slug, title, body, context, stylesheets):
     """A page the builder writes itself (no Markdown, no figure, no editors): `title` as text, `body` as HTML, in the
     site's template with its nav; `context` and `stylesheets` as in `page_html`."""
-    return TEMPLATE.substitute(
-        icon=ICON,
-        title=escapeHtml(title),
-        slug=escapeHtml(slug),
-        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
-        scripts="",
-        nav=nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
-        side="",
-        math=math_link(body),
+    return _document(
+        title,
+        slug,
+        stylesheets,
         toc="",
         prerequisites="",
         body=body,
+        scripts="",
+        nav=nav_html(context.nav, SimpleNamespace(slug=slug), home="index" in context.pages),
+        side="",
         skip=skip_link(SimpleNamespace(editors=[])),
         figure="",
         data="",
     )
 
 
-def math_link(*html):
-    """The link to KaTeX's CSS when the text `html` has a formula, else nothing."""
-    return MATH if any('class="katex' in part for part in html) else ""
+def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
+    """The template filled with what every page has: the icon, its title and slug, the stylesheets its head links,
+    its text (`toc`, `prerequisites`, `body`: HTML) with KaTeX's CSS linked when the text has a formula, and `parts`,
+    the template's other fields."""
+    text = (toc, prerequisites, body)
+    return TEMPLATE.substitute(
+        icon=ICON,
+        title=escapeHtml(title),
+        slug=escapeHtml(slug),
+        stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
+        math=MATH if any('class="katex' in part for part in text) else "",
+        toc=toc,
+        prerequisites=prerequisites,
+        body=body,
+        **parts,
+    )
 
 
 def figure_html(page):

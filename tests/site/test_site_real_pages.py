@@ -9,6 +9,7 @@ from kernelviz.site import build as site_build
 from kernelviz.site import pages
 from kernelviz.site.diagnostics import BuildError, Diagnostics
 from kernelviz.site.markdown import markdown
+from tests.pages.kernel_pages import KERNEL_PAGES
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "pages").glob("*.md"))
@@ -53,8 +54,7 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
     assert sheet("online-softmax") == ("page-softmax-panel.css", [*common, "softmax-panel.css"])
     assert sheet("index") == ("page.css", common)
     assert sheet("flash-attention-2") == ("page.css", common)  # a page with editors
-    kernels = ("online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding")
-    assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in kernels)
+    assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in KERNEL_PAGES)
     fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/math.css").read_text())
     assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)
 
