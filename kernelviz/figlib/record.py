@@ -170,11 +170,8 @@ class Figure:
         ``step``; without it the figure opens on HBM alone."""
         if len(self.steps) > 1:
             raise ValueError("start: the figure's opening is recorded before its first step (fig.step)")
-        for s, e in self.pending.items():
-            self.holds[s] = e.after
-        first, holds = self.steps[0], {s: self.holds.get(s, s.holds) for s in self.slots}
+        first, (holds, _) = self.steps[0], self._settle()
         self.steps[0] = Step(first.key, first.at, first.caption, holds, {}, self.block, self.hbm_bytes)
-        self.pending = {}
 
     def step(self, action, caption, **at):
         """End the step being recorded. Its key is `action` followed by each loop index of `at` as name=value
@@ -183,11 +180,16 @@ class Figure:
         key = " ".join([action, *(f"{n}={v}" for n, v in at.items())])
         if "[" in key or "]" in key:
             raise ValueError(f"step: {key!r}: a step's key has no square brackets")
-        for s, e in self.pending.items():
+        holds, changes = self._settle()
+        self.steps.append(Step(key, dict(at), caption, holds, changes, self.block, self.hbm_bytes))
+
+    def _settle(self):
+        """End what is being recorded: each pending change becomes what its slot holds. (What every slot holds now,
+        the changes.)"""
+        changes, self.pending = self.pending, {}
+        for s, e in changes.items():
             self.holds[s] = e.after
-        holds = {s: self.holds.get(s, s.holds) for s in self.slots}
-        self.steps.append(Step(key, dict(at), caption, holds, dict(self.pending), self.block, self.hbm_bytes))
-        self.pending = {}
+        return {s: self.holds.get(s, s.holds) for s in self.slots}, changes
 
     def draw(self, name, unit=UNIT):
         """Lay the figure out from its sizes and put it on the canvas (see ``draw``)."""
