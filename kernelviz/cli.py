@@ -16,6 +16,7 @@ COMMANDS = {
     "build": "kernelviz.commands.build",
     "run": "kernelviz.commands.run",
     "trace": "kernelviz.attention.cli",
+    "roofline": "kernelviz.roofline.cli",
     "verify": "kernelviz.cuda.cli",
     "bench": "kernelviz.commands.bench",
 }

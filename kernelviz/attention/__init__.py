@@ -8,7 +8,7 @@ Every algorithm takes Br, Bc, causal, dtype ("float32" or "float16" storage; flo
 (default 1/sqrt(d)) and sram_budget (bytes, optional); flash decoding also takes n_splits.
 """
 
-from . import formulas
+from . import flops, formulas
 from ._inputs import AttentionResult
 from .fa1 import flash_attention_1
 from .fa2 import flash_attention_2
@@ -31,9 +31,16 @@ FORMULAS = {
     "fa2": formulas.fa2,
     "flash-decoding": formulas.flash_decoding,
 }
+FLOP_FORMULAS = {  # the closed-form FLOP count each one's ledger.flops meets
+    "standard": flops.standard,
+    "fa1": flops.fa1,
+    "fa2": flops.fa2,
+    "flash-decoding": flops.flash_decoding,
+}
 
 __all__ = [
     "ALGORITHMS",
+    "FLOP_FORMULAS",
     "FORMULAS",
     "AttentionResult",
     "Ledger",
@@ -44,6 +51,7 @@ __all__ = [
     "flash_attention_1",
     "flash_attention_2",
     "flash_decoding",
+    "flops",
     "formulas",
     "naive_softmax",
     "online_softmax",

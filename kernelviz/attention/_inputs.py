@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .ledger import Ledger
+from .ledger import EXP, OTHER, Ledger
 
 DTYPES = {"float32": np.float32, "float16": np.float16}
 STAT_BYTES = 4  # m, l, L and the fp32 partials are float32 whatever the storage dtype
@@ -99,12 +99,16 @@ def visible_tiles(row_stop, n, n_kv, kv_tiles, causal):
     return [j for j, (c0, _) in enumerate(kv_tiles) if c0 <= last_key]
 
 
-def scores(qi, kj, scale, rows, cols, n, n_kv, causal):
+def scores(qi, kj, scale, rows, cols, n, n_kv, causal, flops=None):
     """Sij = scale * Qi @ Kj^T in float32, -inf where the causal mask hides a key. rows, cols: (start, stop).
     Raises ValueError when a score the mask keeps overflows float32 (finite inputs whose products do not fit): the
-    softmax of an infinite score is nan, so such inputs are refused rather than answered with nan."""
+    softmax of an infinite score is nan, so such inputs are refused rather than answered with nan.
+    `flops` (a ledger's Flops): counts the product and the scaling, over the whole tile (masked or not)."""
     with np.errstate(over="ignore", invalid="ignore"):
         s = np.matmul(qi.astype(np.float32), kj.astype(np.float32).transpose(0, 2, 1)) * np.float32(scale)
+    if flops is not None:
+        flops.matmul(qi.shape, kj.shape[:-2] + kj.shape[-1:] + kj.shape[-2:-1])
+        flops.add(OTHER, s.size)  # * scale
     kept = np.ones(s.shape[-2:], bool)
     if causal:
         kept = np.arange(*cols)[None, :] <= np.arange(*rows)[:, None] + (n_kv - n)
@@ -123,23 +127,35 @@ def safe_max(m):
     return np.where(np.isneginf(m), np.float32(0), m)
 
 
-def absorb(m_i, l_i, acc, s, vj):
+def absorb(m_i, l_i, acc, s, vj, flops=None):
     """One online-softmax step: fold the scores s (B, Br, Bc) and values vj (B, Bc, d) into the running max m_i,
     the running sum l_i (B, Br) and the unnormalized output acc (B, Br, d). Rows that have seen only masked keys
-    keep m = -inf, l = 0, acc = 0."""
+    keep m = -inf, l = 0, acc = 0. `flops`: counts, with r = B*Br rows, c = Bc, 2rcd + r(c + 1) exponentials
+    and 3rc + 2r + 2rd other operations (row max, two subtractions, row sum, two rescales, one add)."""
     m_new = np.maximum(m_i, s.max(-1))
     m_safe = safe_max(m_new)
     alpha = np.exp(m_i - m_safe)
     p = np.exp(s - m_safe[..., None])
     l_new = alpha * l_i + p.sum(-1)
     acc_new = alpha[..., None] * acc + np.matmul(p, vj.astype(np.float32))
+    if flops is not None:
+        rows, c, d = m_i.size, s.shape[-1], acc.shape[-1]
+        flops.add(OTHER, rows * c + rows)  # row max of s, folded into m_i; m_i - m_safe
+        flops.add(EXP, rows + rows * c)  # alpha, p
+        flops.add(OTHER, rows * c + rows + rows * c)  # s - m_safe; alpha * l_i; row sum of p folded into l
+        flops.matmul(p.shape, vj.shape)
+        flops.add(OTHER, 2 * rows * d)  # alpha * acc; + p vj
     return m_new, l_new, acc_new
 
 
-def finish(m_i, l_i, acc):
-    """O = acc / l_i and L = m_i + log l_i, with 0 and -inf for fully masked rows (l_i == 0)."""
+def finish(m_i, l_i, acc, flops=None):
+    """O = acc / l_i and L = m_i + log l_i, with 0 and -inf for fully masked rows (l_i == 0). `flops`: counts
+    r*d divisions, r logarithms and r additions for r = l_i.size rows."""
     empty = l_i == 0
     o = acc / np.where(empty, np.float32(1), l_i)[..., None]
     with np.errstate(divide="ignore"):
         lse = np.where(empty, np.float32(-np.inf), m_i + np.log(np.where(empty, np.float32(1), l_i)))
+    if flops is not None:
+        flops.add(OTHER, acc.size + l_i.size)
+        flops.add(EXP, l_i.size)
     return o, lse.astype(np.float32)

@@ -1,9 +1,11 @@
 """`kernelviz trace ALGO`: run one algorithm on random inputs and print its measured HBM traffic.
 
-Prints bytes per tensor and direction, the total, and its ratio to standard attention and to the compulsory
-minimum (both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers).
+Prints bytes per tensor and direction, the total, its ratio to standard attention and to the compulsory minimum
+(both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers), and the FLOPs by
+kind.
 ``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and lse where the
-algorithm has one, so that anyone can check the result independently, to that file exactly.
+algorithm has one, so that anyone can check the result independently, to that file exactly. ``--gpu KEY`` adds
+where the run sits on that GPU's roofline (``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
 that would not fit in what the machine has available.
@@ -41,6 +43,7 @@ def add_arguments(parser):
     parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=_positive, dest="sram_budget", help="SRAM bytes a block may use")
+    parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100, h100, h200)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
 
@@ -53,6 +56,9 @@ def main(args):
     from . import ALGORITHMS, footprint, formulas
 
     n_kv = args.N_kv or args.N
+    if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
+        print(f"kernelviz trace: error: {problem}", file=sys.stderr)
+        return 2
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
@@ -83,6 +89,10 @@ def main(args):
         vs_standard=ledger.total_bytes / standard,
         vs_compulsory=ledger.total_bytes / compulsory,
     )
+    if args.gpu is not None:
+        from kernelviz.roofline import bound, gpu
+
+        report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, gpu(args.gpu))
     if args.save:
         arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
         if result.lse is not None:
@@ -95,6 +105,17 @@ def main(args):
             return 2
     print(json.dumps(report) if args.json else _table(report))
     return 0
+
+
+def _gpu_problem(key):
+    """Why `key` names no GPU of the roofline's table, or None."""
+    from kernelviz.roofline import gpu
+
+    try:
+        gpu(key)
+    except ValueError as e:
+        return str(e)
+    return None
 
 
 def _memory_problem(args, n_kv, footprint):
@@ -135,7 +156,13 @@ def _table(report):
         f"vs compulsory minimum ({compulsory:,} B, {size(compulsory)}): "
         + ratio(total, compulsory, "the compulsory minimum"),
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",
+        "FLOPs: " + ", ".join(f"{kind} {n:,} FLOP" for kind, n in report["flops"].items()),
     ]
+    if roof := report.get("roofline"):
+        lines.append(
+            f"on {roof['gpu']}: {roof['intensity']:.2f} FLOP/B, bound by {roof['bound']}, at least "
+            f"{roof['lower_bound_s'] * 1e6:.3g} µs ({roof['attained_flops_per_s'] / 1e12:.3g} TFLOP/s at that bound)"
+        )
     return "\n".join(lines)
 
 

@@ -67,12 +67,13 @@ def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
             for name, nbytes in (("Q", rows), ("O", rows), ("l", (r1 - r0) * 4), ("m", (r1 - r0) * 4)):
                 ledger.read(name, i, nbytes, step=step, **at)
             Qi, Oi, l_i, m_i = q[:, r0:r1], O_hbm[:, r0:r1].astype(np.float32), l_hbm[:, r0:r1], m_hbm[:, r0:r1]
-            Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal)
-            m_new, l_new, acc = absorb(m_i, l_i, l_i[..., None] * Oi, Sij, Vj)
-            Oi, _ = finish(m_new, l_new, acc)
+            Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
+            m_new, l_new, acc = absorb(m_i, l_i, l_i[..., None] * Oi, Sij, Vj, ledger.flops)
+            ledger.flops.add("other", Oi.size)  # l_i * Oi: back from normalized
+            Oi, _ = finish(m_new, l_new, acc, ledger.flops)
             O_hbm[:, r0:r1], l_hbm[:, r0:r1], m_hbm[:, r0:r1] = Oi.astype(dt), l_new, m_new
             for name, nbytes in (("O", rows), ("l", (r1 - r0) * 4), ("m", (r1 - r0) * 4)):
                 ledger.write(name, i, nbytes, step=step, **at)
-    _, lse = finish(m_hbm, l_hbm, np.zeros((bh, n, 1), np.float32))
+    _, lse = finish(m_hbm, l_hbm, np.zeros((bh, n, 1), np.float32))  # for the API: no kernel's work
     params = dict(Br=Br, Bc=Bc, causal=causal, dtype=dt.name, scale=scale)
     return AttentionResult(O_hbm, lse, ledger, KERNEL, params)

@@ -53,9 +53,9 @@ def flash_attention_2(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
             Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj
             ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)
             ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
-            Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal)
-            m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, Vj)
-        Oi, Li = finish(m_i, l_i, Oi)  # O[i], L[i] = Oi / l_i, m_i + log(l_i)
+            Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
+            m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, Vj, ledger.flops)
+        Oi, Li = finish(m_i, l_i, Oi, ledger.flops)  # O[i], L[i] = Oi / l_i, m_i + log(l_i)
         o[:, r0:r1] = Oi.astype(dt)
         lse[:, r0:r1] = Li
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)

@@ -82,8 +82,8 @@ def flash_decoding(
                 c0, c1 = kv_tiles[j]
                 ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)
                 ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
-                Sij = scores(Qi, k[:, c0:c1], scale, (r0, r1), (c0, c1), n, n_kv, causal)
-                m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, v[:, c0:c1])
+                Sij = scores(Qi, k[:, c0:c1], scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
+                m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, v[:, c0:c1], ledger.flops)
             O_part[sp], m_part[sp], l_part[sp] = Oi, m_i, l_i  # unnormalized: no division here
             ledger.write("O_partial", (sp, i), rows * d * STAT_BYTES, step=step + 1, **at)
             ledger.write("m_partial", (sp, i), rows * STAT_BYTES, step=step + 1, **at)
@@ -98,6 +98,9 @@ def flash_decoding(
         l_g = (w * l_part).sum(0)
         acc = (w[..., None] * O_part).sum(0)
         o[:, r0:r1] = (acc / np.where(l_g == 0, np.float32(1), l_g)[..., None]).astype(dt)
+        # max over splits; m_s - m_g; w * l and its sum; w * O_s and its sum; the division
+        ledger.flops.add("other", 4 * m_part.size + 2 * O_part.size + acc.size)
+        ledger.flops.add("exp", m_part.size)
         ledger.write("O", i, rows * d * s, step=3, **at)
     params = dict(Br=Br, Bc=Bc, n_splits=n_splits, causal=causal, dtype=dt.name, scale=scale)
     return AttentionResult(o, None, ledger, "flash-decoding", params)

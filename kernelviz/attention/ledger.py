@@ -11,6 +11,9 @@ SRAM is counted as CUDA declares it: the tiles a block of a kernel holds, at the
 on a ragged last tile still owns a full tile). ``peak_sram`` is the largest block over the kernels. With a
 ``sram_budget`` (bytes), declaring a block that does not fit raises ``SramBudgetError``, naming the tiles
 that do not fit.
+
+Beside the bytes, ``flops`` counts the floating-point work the algorithm does, by kind, as it does it (``Flops``):
+the helper that multiplies two matrices or takes an exponential adds what that operation costs.
 """
 
 from collections import Counter
@@ -34,6 +37,40 @@ class Transfer(NamedTuple):
     block: int | tuple  # the block's index in its kernel's grid, per head
 
 
+MATMUL, EXP, OTHER = "matmul", "exp", "other"
+FLOP_KINDS = (MATMUL, EXP, OTHER)
+
+
+class Flops(Counter):
+    """Floating-point operations by kind, over all heads:
+
+    - ``matmul``: 2 per multiply-add of a matrix product (m x k by k x n is 2mkn), the tensor cores' work;
+    - ``exp``: one per exponential or logarithm, the special-function units' work;
+    - ``other``: one per elementwise add, subtract, multiply, divide or comparison (a row max over c values is c
+      comparisons, a row sum c adds: the running value is folded in), the CUDA cores' work.
+
+    Selecting (masking with -inf, replacing -inf by 0) and casting cost nothing."""
+
+    def add(self, kind, count):
+        if kind not in FLOP_KINDS:
+            raise ValueError(f"kind: expected one of {FLOP_KINDS}, got {kind!r}")
+        self[kind] += int(count)
+
+    def matmul(self, a_shape, b_shape):
+        """Count the product of stacks of matrices of shapes (..., m, k) and (..., k, n)."""
+        *batch, m, k = a_shape
+        n = b_shape[-1]
+        count = 2 * m * k * n
+        for b in batch:
+            count *= b
+        self.add(MATMUL, count)
+
+    @property
+    def by_kind(self):
+        """{kind: count} for every kind, in FLOP_KINDS order."""
+        return {kind: self[kind] for kind in FLOP_KINDS}
+
+
 class Ledger:
     """Transfers recorded by one run of an algorithm; see the module docstring."""
 
@@ -46,6 +83,7 @@ class Ledger:
         self.tensor_bytes = {}  # name -> bytes of the whole tensor in HBM (all heads)
         self.sram = {}  # kernel -> {tile name: bytes} held by one block
         self.transfers = []
+        self.flops = Flops()
 
     # ---- recording (used by the algorithms) ----
 
@@ -121,10 +159,15 @@ class Ledger:
             t.tile for t in self.transfers if t.tensor == tensor and t.direction == direction and bh in (None, t.bh)
         )
 
+    @property
+    def total_flops(self):
+        return sum(self.flops.values())
+
     def summary(self):
-        """A plain dict: per_tensor, total_bytes, peak_sram and sram per kernel (what the CLI prints as JSON)."""
+        """A plain dict: per_tensor, total_bytes, flops by kind, peak_sram and sram per kernel (the CLI's JSON)."""
         return {
             "total_bytes": self.total_bytes,
+            "flops": self.flops.by_kind,
             "per_tensor": self.per_tensor,
             "peak_sram_bytes": self.peak_sram,
             "sram": {kernel: dict(tiles) for kernel, tiles in self.sram.items()},

@@ -44,7 +44,8 @@ def standard_attention(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", 
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)
         for j, (c0, c1) in enumerate(kv_tiles):
             ledger.read("K", j, (c1 - c0) * d * s, step=j + 1, **at)
-            S[:, r0:r1, c0:c1] = scores(Qi, k[:, c0:c1], scale, (r0, r1), (c0, c1), n, n_kv, causal).astype(dt)
+            Sij = scores(Qi, k[:, c0:c1], scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
+            S[:, r0:r1, c0:c1] = Sij.astype(dt)
             ledger.write("S", (i, j), (r1 - r0) * (c1 - c0) * s, step=j + 1, **at)
 
     P = np.empty((bh, n, n_kv), dt)
@@ -57,6 +58,8 @@ def standard_attention(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", 
         e = np.exp(Si - safe_max(m_i))
         l_i = e.sum(-1, keepdims=True)
         P[:, r0:r1] = (e / np.where(l_i == 0, np.float32(1), l_i)).astype(dt)
+        ledger.flops.add("other", 4 * Si.size)  # row max, subtract, row sum, divide
+        ledger.flops.add("exp", Si.size)
         for j, (c0, c1) in enumerate(kv_tiles):
             ledger.write("P", (i, j), (r1 - r0) * (c1 - c0) * s, step=len(kv_tiles) + j, **at)
 
@@ -67,7 +70,10 @@ def standard_attention(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", 
         for j, (c0, c1) in enumerate(kv_tiles):
             ledger.read("P", (i, j), (r1 - r0) * (c1 - c0) * s, step=j, **at)
             ledger.read("V", j, (c1 - c0) * d * s, step=j, **at)
-            Oi += np.matmul(P[:, r0:r1, c0:c1].astype(np.float32), v[:, c0:c1].astype(np.float32))
+            Pij, Vj = P[:, r0:r1, c0:c1].astype(np.float32), v[:, c0:c1].astype(np.float32)
+            Oi += np.matmul(Pij, Vj)
+            ledger.flops.matmul(Pij.shape, Vj.shape)
+            ledger.flops.add("other", Oi.size)  # +=
         o[:, r0:r1] = Oi.astype(dt)
         ledger.write("O", i, (r1 - r0) * d * s, step=len(kv_tiles), **at)
     params = dict(Br=Br, Bc=Bc, causal=causal, dtype=dt.name, scale=scale)

@@ -10,6 +10,7 @@ OPTIONS = "Br=64, Bc=64, causal=False, dtype='float32', scale=None, sram_budget=
 def test_names():
     assert attention.__all__ == [
         "ALGORITHMS",
+        "FLOP_FORMULAS",
         "FORMULAS",
         "AttentionResult",
         "Ledger",
@@ -20,6 +21,7 @@ def test_names():
         "flash_attention_1",
         "flash_attention_2",
         "flash_decoding",
+        "flops",
         "formulas",
         "naive_softmax",
         "online_softmax",
@@ -27,11 +29,16 @@ def test_names():
         "safe_softmax",
         "standard_attention",
     ]
-    assert list(attention.ALGORITHMS) == list(attention.FORMULAS) == ["standard", "fa1", "fa2", "flash-decoding"]
+    assert (
+        list(attention.ALGORITHMS)
+        == list(attention.FORMULAS)
+        == list(attention.FLOP_FORMULAS)
+        == ["standard", "fa1", "fa2", "flash-decoding"]
+    )
 
 
 def test_signatures():
-    functions = [name for name in attention.__all__ if name[0].islower() and name != "formulas"]
+    functions = [name for name in attention.__all__ if name[0].islower() and name not in ("formulas", "flops")]
     sig = {name: str(inspect.signature(getattr(attention, name))) for name in functions}
     assert sig == {
         "attention_fp64": "(q, k, v, causal=False, scale=None)",

@@ -1,0 +1,100 @@
+"""`kernelviz roofline`: every algorithm's bytes, FLOPs, intensity, bound and lower-bound time on each GPU.
+
+The bytes and FLOPs come from the closed forms (``attention.formulas``, ``attention.flops``), which the tests hold
+equal to what the algorithms count as they run, so any size answers at once: N = 32768 included.
+"""
+
+import json
+
+from kernelviz.attention.cli import size
+
+HELP = "print what bounds each attention algorithm (memory or compute) on each GPU, and its lower-bound time"
+
+
+def _positive(text):
+    value = int(text)
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
+_positive.__name__ = "positive integer"
+
+
+def add_arguments(parser):
+    from . import GPUS
+
+    parser.add_argument("--N", type=_positive, required=True, help="query rows (and keys, unless --N-kv)")
+    parser.add_argument("--N-kv", type=_positive, dest="N_kv", help="keys and values (default: N)")
+    parser.add_argument("--d", type=_positive, required=True, help="head dimension")
+    parser.add_argument("--Br", type=_positive, default=64, help="query rows per tile (default 64)")
+    parser.add_argument("--Bc", type=_positive, default=64, help="keys per tile (default 64)")
+    parser.add_argument("--splits", type=_positive, help="flash decoding: K/V splits (default min(4, tiles))")
+    parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
+    parser.add_argument("--dtype", choices=("float16", "float32"), default="float16", help="storage (default fp16)")
+    parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
+    parser.add_argument("--gpu", choices=sorted(GPUS), action="append", help="a GPU (default: all; repeatable)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1, splits=None, gpus=None):
+    """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}}] for every algorithm."""
+    from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
+
+    from . import GPUS, bound
+
+    N_kv = N if N_kv is None else N_kv
+    n_splits = min(splits or 4, -(-N_kv // Bc))
+    rows = []
+    for name in FORMULAS:
+        extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
+        sizes = dict(N_kv=N_kv, causal=causal, batch_heads=batch_heads, **extra)
+        nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=itemsize, **sizes))
+        flops = FLOP_FORMULAS[name](N, d, Br, Bc, **sizes)
+        bounds = {key: bound(nbytes, flops, GPUS[key]) for key in gpus or GPUS}
+        rows.append({"algorithm": name, "bytes": nbytes, "flops": flops, "bounds": bounds})
+    return rows
+
+
+def main(args):
+    itemsize = 2 if args.dtype == "float16" else 4
+    rows = table(args.N, args.d, args.Br, args.Bc, args.N_kv, args.causal, itemsize, args.batch_heads, args.splits,
+                 args.gpu)  # fmt: skip
+    if args.json:
+        params = dict(N=args.N, N_kv=args.N_kv or args.N, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal,
+                      dtype=args.dtype, batch_heads=args.batch_heads)  # fmt: skip
+        print(json.dumps({"params": params, "algorithms": rows}))
+        return 0
+    print(_text(rows, args))
+    return 0
+
+
+def _text(rows, args):
+    from . import GPUS
+
+    head = (
+        f"roofline: N={args.N} N_kv={args.N_kv or args.N} d={args.d} Br={args.Br} Bc={args.Bc} "
+        f"batch*heads={args.batch_heads} causal={args.causal} dtype={args.dtype}"
+    )
+    lines = [head, f"{'algorithm':<16}{'bytes':>12}{'FLOPs':>12}{'FLOP/B':>9}  " + "  ".join(
+        f"{GPUS[key].name + ': bound, time':<34}" for key in rows[0]["bounds"])]  # fmt: skip
+    for row in rows:
+        cells = [
+            f"{b['bound']:<14}{_seconds(b['lower_bound_s']):>10} ({b['attained_flops_per_s'] / 1e12:.0f} TF/s)"
+            for b in row["bounds"].values()
+        ]
+        intensity = next(iter(row["bounds"].values()))["intensity"]
+        work = sum(row["flops"].values())
+        lines.append(f"{row['algorithm']:<16}{size(row['bytes']):>12}{work:>12.3g}{intensity:>9.1f}  " + "  ".join(
+            f"{c:<34}" for c in cells))  # fmt: skip
+    lines.append(
+        "time: a lower bound (the busiest unit at its peak); TF/s: the FLOP rate a kernel at that bound attains"
+    )
+    return "\n".join(lines)
+
+
+def _seconds(s):
+    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+        if s >= scale:
+            return f"{s / scale:.3g} {unit}"
+    return f"{s / 1e-9:.3g} ns"

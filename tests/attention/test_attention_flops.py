@@ -1,0 +1,86 @@
+"""Each algorithm's counted FLOPs (ledger.flops, added by the operations as they run) equal the closed form in
+kernelviz.attention.flops, kind by kind, over many sizes (ragged tiles, N != N_kv, causal, several heads); and the
+matmul count equals the textbook 4 N N_kv d where nothing is skipped."""
+
+import pytest
+from attention_cases import qkv, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kernelviz.attention import ALGORITHMS, FLOP_FORMULAS, flops
+from kernelviz.attention.ledger import Flops
+
+SIZES = [  # (N, N_kv, d, Br, Bc)
+    (1, 1, 1, 1, 1),
+    (1, 64, 8, 16, 16),
+    (7, 7, 4, 8, 8),
+    (33, 33, 4, 8, 16),
+    (50, 20, 3, 7, 5),
+    (20, 50, 3, 5, 7),
+    (100, 37, 2, 64, 9),
+]
+
+
+def formula(name, n, n_kv, d, Br, Bc, causal, bh, n_splits):
+    extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
+    return FLOP_FORMULAS[name](n, d, Br, Bc, N_kv=n_kv, causal=causal, batch_heads=bh, **extra)
+
+
+def test_every_algorithm_has_a_flop_formula():
+    assert set(FLOP_FORMULAS) == set(ALGORITHMS)
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("causal", [False, True])
+def test_counted_flops_equal_the_formula_on_a_grid(name, size, causal):
+    n, n_kv, d, Br, Bc = size
+    n_splits = min(3, -(-n_kv // Bc))
+    q, k, v = qkv(2, n, d, n_kv)
+    counted = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits).ledger.flops.by_kind
+    assert counted == formula(name, n, n_kv, d, Br, Bc, causal, 2, n_splits)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    n_kv=st.integers(1, 40),
+    d=st.integers(1, 6),
+    Br=st.integers(1, 20),
+    Bc=st.integers(1, 20),
+    causal=st.booleans(),
+    bh=st.integers(1, 3),
+    data=st.data(),
+)
+def test_counted_flops_equal_the_formula(n, n_kv, d, Br, Bc, causal, bh, data):
+    n_splits = data.draw(st.integers(1, -(-n_kv // Bc)))
+    q, k, v = qkv(bh, n, d, n_kv)
+    for name in ALGORITHMS:
+        counted = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits).ledger.flops.by_kind
+        assert counted == formula(name, n, n_kv, d, Br, Bc, causal, bh, n_splits), name
+
+
+@pytest.mark.parametrize("name", list(ALGORITHMS))
+def test_matmul_flops_are_the_two_products_without_a_mask(name):
+    """Q K^T and P V are each 2 N N_kv d multiply-adds' worth, whatever the tiling (an independent count)."""
+    n, n_kv, d, bh = 13, 9, 5, 2
+    expected = bh * 2 * (2 * n * n_kv * d)
+    assert formula(name, n, n_kv, d, 4, 3, False, bh, 2)["matmul"] == expected
+
+
+def test_causal_skips_matmul_work_in_the_flash_algorithms_but_not_in_standard():
+    n, d, Br, Bc = 64, 8, 8, 8
+    full = flops.fa2(n, d, Br, Bc)["matmul"]
+    assert flops.fa2(n, d, Br, Bc, causal=True)["matmul"] == full * 36 // 64  # 8 + 7 + ... + 1 of 64 tiles
+    assert flops.standard(n, d, Br, Bc, causal=True) == flops.standard(n, d, Br, Bc)
+
+
+def test_flops_counter_refuses_an_unknown_kind():
+    with pytest.raises(ValueError, match="kind"):
+        Flops().add("sqrt", 1)
+
+
+def test_matmul_counts_stacks_of_matrices():
+    f = Flops()
+    f.matmul((3, 4, 5), (3, 5, 6))
+    assert f.by_kind == {"matmul": 3 * 2 * 4 * 5 * 6, "exp": 0, "other": 0}

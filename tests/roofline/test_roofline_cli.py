@@ -1,0 +1,68 @@
+"""`kernelviz roofline` and `kernelviz trace --gpu`: the bound from the measured ledger and from the closed forms
+agree, and the table reads."""
+
+import json
+
+import pytest
+
+from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
+from kernelviz.cli import main
+from kernelviz.roofline import GPUS, bound
+
+
+def run(capsys, *argv):
+    status = main(list(argv))
+    out = capsys.readouterr()
+    assert status == 0, out.err
+    return out.out
+
+
+@pytest.mark.parametrize("algo", ["standard", "fa1", "fa2", "flash-decoding"])
+def test_trace_gpu_bound_comes_from_the_measured_ledger(capsys, algo):
+    argv = ["trace", algo, "--N", "40", "--N-kv", "56", "--d", "8", "--Br", "16", "--Bc", "16", "--causal"]
+    report = json.loads(run(capsys, *argv, "--splits", "2", "--gpu", "h100", "--json"))
+    roof = report["roofline"]
+    assert roof["bytes"] == report["total_bytes"]
+    assert roof["flops"] == sum(report["flops"].values())
+    assert roof == json.loads(json.dumps(bound(report["total_bytes"], report["flops"], GPUS["h100"])))
+    extra = {"n_splits": 2} if algo == "flash-decoding" else {}
+    assert report["flops"] == FLOP_FORMULAS[algo](40, 8, 16, 16, N_kv=56, causal=True, **extra)
+
+
+def test_trace_names_an_unknown_gpu(capsys):
+    assert main(["trace", "fa2", "--N", "8", "--d", "4", "--gpu", "tpu"]) == 2
+    assert "gpu: expected one of a100, h100, h200, got 'tpu'" in capsys.readouterr().err
+
+
+def test_trace_table_says_the_bound(capsys):
+    out = run(capsys, "trace", "fa2", "--N", "64", "--d", "16", "--gpu", "a100")
+    assert "FLOPs: " in out and "on a100:" in out and "bound by memory" in out
+
+
+def test_roofline_json_covers_every_algorithm_and_gpu_at_a_realistic_size(capsys):
+    report = json.loads(run(capsys, "roofline", "--N", "4096", "--d", "128", "--batch-heads", "32", "--json"))
+    assert [row["algorithm"] for row in report["algorithms"]] == list(FORMULAS)
+    for row in report["algorithms"]:
+        extra = {"n_splits": 4} if row["algorithm"] == "flash-decoding" else {}
+        sizes = dict(N_kv=4096, causal=False, batch_heads=32, **extra)
+        assert row["bytes"] == formulas.total(FORMULAS[row["algorithm"]](4096, 128, 64, 64, itemsize=2, **sizes))
+        assert set(row["bounds"]) == set(GPUS)
+    by_name = {row["algorithm"]: row for row in report["algorithms"]}
+    assert by_name["fa2"]["bytes"] < by_name["standard"]["bytes"]  # the N x N matrices never reach HBM
+
+
+def test_decoding_is_memory_bound_on_every_gpu(capsys):
+    """One query row against a long cache does ~1 FLOP per byte, far under every ridge point."""
+    argv = ["roofline", "--N", "1", "--N-kv", "32768", "--d", "128", "--Br", "1", "--json"]
+    report = json.loads(run(capsys, *argv))
+    for row in report["algorithms"]:
+        for point in row["bounds"].values():
+            assert point["bound"] == "memory" and point["intensity"] < 2
+
+
+def test_roofline_table(capsys):
+    out = run(capsys, "roofline", "--N", "1024", "--d", "64", "--gpu", "h200")
+    lines = out.splitlines()
+    assert lines[0].startswith("roofline: N=1024 N_kv=1024 d=64")
+    assert any(line.startswith("fa2") and "memory" in line for line in lines)
+    assert "H200 SXM 141GB" in lines[1]
