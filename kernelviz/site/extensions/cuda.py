@@ -23,9 +23,11 @@ import json
 from markdown_it.common.utils import escapeHtml
 
 from ...cuda import kernels, regions
-from .. import cuda_code, step_at
+from .. import cuda_code, cuda_render, step_at
 from ..tokens import walk
 from . import fence_info, steps
+
+LINES = "kv_cuda_lines"  # page.env: {file: {line numbers its CUDA blocks show}}
 
 
 def plugin(md):
@@ -90,31 +92,64 @@ def _render(page, attrs, body, line, context):
             data += f' data-step-key="{escapeHtml(step["key"])}"'
         at = step_at.indices(step)
     data += f' data-cite="{escapeHtml(cite)}"'
-    if at:
-        data += f" data-at='{escapeHtml(json.dumps(at, separators=(',', ':')))}'"
     kernel = next((k for k, f in kernels.FILES.items() if f == excerpt.filename), None)
-    host = kernels.host_formulas(kernel)
-    if host and at:
-        data += f" data-host='{escapeHtml(json.dumps(host, separators=(',', ':')))}'"
-    sizes = dict(getattr(page.run, "sizes", None) or {})
-    sizes.update({name: step_at.evaluate(expr, sizes) for name, expr in host.items()})
-    sizes = {name: v for name, v in sizes.items() if v is not None}
-    return _details(excerpt, attrs.get("title"), data, at, sizes)
-
-
-def _details(excerpt, title, data, at, sizes):
-    src, first, last = excerpt.source, excerpt.first, excerpt.last
-    notes = step_at.notes(src, excerpt.numbers, at, sizes) if at else {}
-    code = cuda_code.lines_html(
-        src,
-        excerpt.filename,
-        excerpt.numbers,
-        kind=lambda n: "kv-region" if first <= n <= last else "kv-context",
-        notes=notes,
-    )
+    host = kernels.host_formulas(kernel) if at else {}
     if at:
-        banner = escapeHtml(step_at.banner(at))
-        code = f'<span class="kv-line kv-banner"><span class="kv-ln"></span>{banner}</span>\n{code}'
+        data += f" data-at='{_json(at)}'"
+    if host:
+        data += f" data-host='{_json(host)}'"
+    src = excerpt.source
+    block = {
+        "lines": shown(excerpt),
+        "region": [excerpt.first, excerpt.last],
+        "notes": step_at.notes(src, excerpt.numbers, at),
+    }
+    data += f" data-code='{_json(block)}'"
+    page.env.setdefault(LINES, {}).setdefault(excerpt.filename, set()).update(excerpt.numbers)
+    file = {
+        "page": cuda_code.page_of(excerpt.filename),
+        "lines": cuda_code.tokens(src, excerpt.filename, excerpt.numbers),
+    }
+    text = cuda_render.texts([{**block, "at": at, "host": host}], file, _sizes(page), context.web_dist)[0]
+    return _details(excerpt, attrs.get("title"), data, text)
+
+
+def _json(value):
+    return escapeHtml(json.dumps(value, separators=(",", ":")))
+
+
+def _sizes(page):
+    """The sizes the page's figure was drawn at ({} when its kernel asked for none)."""
+    return dict(getattr(page.run, "sizes", None) or {})
+
+
+def shown(excerpt):
+    """The lines an excerpt shows, in order, with a 0 wherever lines are left out (other than region markers)."""
+    out, prev, src = [], None, excerpt.source
+    for n in excerpt.numbers:
+        if prev is not None and any(not src.skip(src.line(m).text) for m in range(prev + 1, n)):
+            out.append(0)
+        out.append(n)
+        prev = n
+    return out
+
+
+def source_data(page):
+    """What the page's CUDA blocks are rendered from in the browser (web/src/page/cuda-blocks.js): the sizes its
+    figure was drawn at and the lines its blocks show of each kernel, as tokens (cuda_code.tokens), once each:
+    ``{"sizes": {...}, "files": {"fa2.cu": {"page": "fa2.cu.html", "lines": {...}}}}``; None without CUDA blocks."""
+    cited = page.env.get(LINES)
+    if not cited:
+        return None
+    files = {}
+    for filename, numbers in sorted(cited.items()):
+        lines = cuda_code.tokens(regions.source(filename), filename, sorted(numbers))
+        files[filename] = {"page": cuda_code.page_of(filename), "lines": lines}
+    return {"sizes": _sizes(page), "files": files}
+
+
+def _details(excerpt, title, data, text):
+    first, last = excerpt.first, excerpt.last
     href = f"{cuda_code.page_of(excerpt.filename)}#{excerpt.name}"
     where = (
         f'<p class="kv-cuda-where"><a href="{escapeHtml(href)}">{escapeHtml(excerpt.filename)}, lines {first}–{last}'
@@ -123,5 +158,5 @@ def _details(excerpt, title, data, at, sizes):
     heading = f'<p class="kv-cuda-title">{escapeHtml(title)}</p>' if title else ""
     return (
         f'<details class="kv-cuda"{data}><summary>CUDA implementation</summary>{heading}{where}'
-        f'<pre class="kv-code kv-cuda-code">{code}</pre></details>\n'
+        f'<pre class="kv-code kv-cuda-code">{escapeHtml(text)}</pre></details>\n'
     )
