@@ -4,11 +4,18 @@ loops and function around it and the declarations of the names it uses, the line
 highlighted, collapsed under "CUDA implementation", with a link to its place on the whole kernel's page:
 
     <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'
-             [data-host='{"S":"(N + splits - 1)/splits"}']>      (kernel arguments the host derives from the sizes)
+             [data-host='{"S":"(N + splits - 1)/splits"}']      (kernel arguments the host derives from the sizes)
+             data-code='{"lines": [...], "region": [45, 52], "notes": [...]}'>   (what the block shows: cuda-code.js)
       <summary>CUDA implementation</summary> [<p class="kv-cuda-title">…</p>]
       <p class="kv-cuda-where"><a href="fa2.cu.html#load_kv">fa2.cu, lines 45–52</a> in the whole kernel</p>
-      <pre class="kv-code kv-cuda-code">…lines (site.cuda_code), context lines kv-context, the region's kv-region</pre>
+      <pre class="kv-code kv-cuda-code">the lines as plain text, with the step's values</pre>
     </details>
+
+The kernel's lines are in the page once, whatever the blocks that show them (`source_data`: highlighted tokens, with
+their links, site.cuda_code.tokens). When the reader opens a block, the browser renders its <pre> from them
+(web/src/page/cuda-blocks.js): highlighted, numbered and linked lines, the context lines kv-context, the region's
+kv-region; until then, in print and without JavaScript, the <pre> holds the same lines as text, written by that same
+code run at build time (site.cuda_render).
 
 `step` (optional) names the figure step the code belongs to: the first step with that `key`, else with that
 `label`. When the step has loop indices (step_at.indices), the code starts with ``// this step: i = 0, j = 1`` and
