@@ -154,3 +154,31 @@ def test_flash_decoding_blocks_compute_the_split_and_tile_from_the_host_formulas
 
 def step_at_eval(expr, values):
     return cuda_render.evaluate(expr, values, site_build.WEB_DIST)
+
+
+@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"])
+def test_each_kernels_lines_are_in_the_page_once_and_the_blocks_hold_plain_text(site, slug):
+    """The highlighted lines are not written into the blocks (a block is rendered when opened): each line a block
+    shows is in the page's #kv-cuda-source once, with the lines its links lead to, and nothing else; each block's
+    <pre> is its code as text, starting with its step's indices."""
+    page = site[f"{slug}.html"]
+    assert '<span class="kv-line' not in page and 'class="kv-ref"' not in page
+    source = json.loads(re.search(r'<script type="application/json" id="kv-cuda-source">(.*?)</script>', page).group(1))
+    shown = {}
+    for attrs, inner in re.findall(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', page, re.S):
+        cite = re.search(r'data-cite="([^"]+)"', attrs).group(1)
+        excerpt = regions.excerpt(cite)
+        shown.setdefault(excerpt.filename, set()).update(excerpt.numbers)
+        raw = re.search(r'<pre class="kv-code kv-cuda-code">(.*?)</pre>', inner, re.S).group(1)
+        assert "<" not in raw, cite  # text, no markup
+        text = html.unescape(raw)
+        for line in regions.region(cite).splitlines():  # its code and its comment (the step's values between)
+            assert all(part.strip() in text for part in line.partition("//")[::2]), (cite, line)
+        if "data-at=" in attrs:
+            assert text.startswith("// this step: "), cite
+    assert set(source["files"]) == set(shown)
+    for filename, numbers in shown.items():
+        lines = {int(n) for n in source["files"][filename]["lines"]}
+        targets = {int(c.partition("@")[2]) for toks in source["files"][filename]["lines"].values()
+                   for c in toks[::2] if "@" in c}  # fmt: skip
+        assert lines == numbers | targets, filename
