@@ -122,7 +122,10 @@ def _render(page, attrs, body, line, context):
 
 
 def _json(value):
-    return escapeHtml(json.dumps(value, separators=(",", ":")))
+    """`value` as JSON for an attribute in single quotes: its double quotes as they are (a note's expression has
+    many), `&`, `'`, `<` and `>` escaped."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("&", "&amp;").replace("'", "&#39;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def _sizes(page):
