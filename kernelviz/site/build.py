@@ -50,6 +50,7 @@ class Context:
     pages: dict  # slug -> Page
     nav: list  # nav.Entry
     cited: dict = field(default_factory=dict)  # .cu file -> [(page, region, step, index)], from the CUDA blocks
+    web_dist: Path = WEB_DIST  # the runtime, whose build-time scripts the extensions may run
 
 
 @dataclass
@@ -86,7 +87,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     # collect and parse
     stage("parse")
     site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
-    context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site))
+    context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site), web_dist=web_dist)
 
     # run each page's editors, as the browser will, to embed the figure: in a child process per page, with limits
     stage("editors")

@@ -1,24 +1,26 @@
-"""Lines of a .cu file as HTML, the same for a page's CUDA block and for the whole-kernel page:
+"""Lines of a .cu file, highlighted by Pygments, with each name declared on another line of the file linked to that
+line of the kernel's page (``<a class="n kv-ref" href="fa2.cu.html#L19" title="tid: declared on line 19: …">``):
 
-    <span class="kv-line [kv-context|kv-region]" [id="L42"]><a class="kv-ln" href="fa2.cu.html#L42">42</a>code</span>
-    <span class="kv-line kv-elided"><span class="kv-ln"></span>    ⋯</span>        (lines left out)
-
-highlighted by Pygments; a name declared on another line of the file links to that line of the kernel's page
-(``<a class="n kv-ref" href="fa2.cu.html#L19" title="tid: declared on line 19">``). `notes` add a comment after a
-line: the values the step gives its declarations (step_at.notes), each a ``<span class="kv-note" data-name="col0"
-data-expr="1*Bc">`` that web/src/page/cuda-notes.js computes again when the reader picks other sizes. A line's notes
-and the spaces around them are one ``<span class="kv-notes" data-gap="   ">``, whose data-gap is the spaces the source
-had there, so that a copy of the code (web/src/page/copy-code.js) is the source's lines exactly.
+- `lines_html`, for the whole-kernel page: one ``kv-line`` span a line,
+  ``<span class="kv-line [kv-region|kv-marker]" id="L42"><a class="kv-ln" href="fa2.cu.html#L42">42</a>code</span>``;
+- `tokens`, for a page's CUDA blocks: each line as its tokens, ``[class, text, class, text, ...]`` (class ``""`` for
+  plain text, ``"n@19"`` for a name linked to line 19), which web/src/page/cuda-code.js turns into the same spans,
+  and the step's values with them, when the reader opens a block.
 """
 
+import functools
+import html
 import re
 
 from markdown_it.common.utils import escapeHtml
 
+from ..cuda.scope import Source
 from . import highlight
 
-ELIDED = "⋯"
 _NAME_SPAN = re.compile(r'(?<!<span class="p">\.</span>)<span class="n">([A-Za-z_]\w*)</span>')
+_TOKEN = re.compile(
+    r'<a class="(\w+) kv-ref" href="[^"#]*#L(\d+)"[^>]*>([^<]*)</a>|<span class="([^"]+)">([^<]*)</span>|([^<]+)'
+)
 
 
 def page_of(filename):
@@ -26,44 +28,51 @@ def page_of(filename):
     return f"{filename}.html"
 
 
-def lines_html(source, filename, numbers, *, kind=lambda n: "", notes=None, anchors=False):
-    """The HTML of lines `numbers` (sorted, from 1) of `source` (a scope.Source of `filename`), one ``kv-line``
-    span each, joined by newlines, with an elision line wherever lines are left out (other than the lines `source`
-    skips, the region markers). `kind(n)`: extra classes of line n; `notes`: {line: [(name, expression, value or
-    None)]}; `anchors`: give each line its id ``L<n>``."""
-    numbers = list(numbers)
-    if not numbers:
-        return ""
-    code = highlight.cuda("\n".join(source.line(n).text for n in numbers)).split("\n")
-    if len(code) != len(numbers) or any(c.count("<span") != c.count("</span>") for c in code):
-        code = [escapeHtml(source.line(n).text) for n in numbers]  # a token over two lines: plain text
-    page, out, prev = page_of(filename), [], None
-    for n, html in zip(numbers, code, strict=True):
-        if prev is not None and any(not source.skip(source.line(m).text) for m in range(prev + 1, n)):
-            indent = re.match(r"\s*", source.line(n).text).group()
-            out.append(f'<span class="kv-line kv-elided"><span class="kv-ln"></span>{indent}{ELIDED}</span>')
-        html = _link_names(html, source, n, page)
-        html = _with_notes(html, (notes or {}).get(n, []))
+def lines_html(source, filename, numbers, *, kind=lambda n: "", anchors=False):
+    """The HTML of lines `numbers` (from 1) of `source` (a scope.Source of `filename`), one ``kv-line`` span each,
+    joined by newlines. `kind(n)`: extra classes of line n; `anchors`: give each line its id ``L<n>``."""
+    linked, page, out = _linked(source, filename), page_of(filename), []
+    for n in numbers:
         classes = " ".join(x for x in ("kv-line", kind(n)) if x)
         ident = f' id="L{n}"' if anchors else ""
-        out.append(f'<span class="{classes}"{ident}><a class="kv-ln" href="{page}#L{n}">{n}</a>{html}</span>')
-        prev = n
+        out.append(f'<span class="{classes}"{ident}><a class="kv-ln" href="{page}#L{n}">{n}</a>{linked[n - 1]}</span>')
     return "\n".join(out)
 
 
-def _with_notes(html, notes):
-    """`html` with a comment per note after its code, before the line's own comment if it has one."""
-    if not notes:
-        return html
-    spans = []
-    for name, expr, value in notes:
-        text = f"{name} = {expr}" + ("" if value is None or expr == str(value) else f" = {value}")
-        attrs = f'data-name="{escapeHtml(name)}" data-expr="{escapeHtml(expr)}"'
-        spans.append(f'<span class="kv-note" {attrs}>// {escapeHtml(text)}</span>')
-    own = re.search(r'\s*(<span class="c1">)', html)
-    gap = html[own.start() : own.start(1)] if own else ""  # the source's own spaces before its comment
-    added = f'<span class="kv-notes" data-gap="{gap}">  ' + "  ".join(spans) + ("  " if own else "") + "</span>"
-    return html[: own.start()] + added + html[own.start(1) :] if own else html + added
+def tokens(source, filename, numbers):
+    """{line: [class, text, ...]} of the lines `numbers` of `source` and of the lines their links lead to (whose
+    text the browser shows in the link's title)."""
+    linked, out = _linked(source, filename), {}
+    todo = list(numbers)
+    while todo:
+        n = todo.pop()
+        if n in out:
+            continue
+        out[n] = []
+        for m in _TOKEN.finditer(linked[n - 1]):
+            if m.group(1):
+                out[n] += [f"{m.group(1)}@{m.group(2)}", html.unescape(m.group(3))]
+                todo.append(int(m.group(2)))
+            elif m.group(4):
+                out[n] += [m.group(4), html.unescape(m.group(5))]
+            else:
+                out[n] += ["", html.unescape(m.group(6))]
+    return dict(sorted(out.items()))
+
+
+def _linked(source, filename):
+    """[the HTML of each line of `source`], highlighted, names linked (see the module docstring)."""
+    return _linked_text(tuple(line.text for line in source.lines), filename)
+
+
+@functools.lru_cache(maxsize=16)  # a build shows each kernel in many blocks
+def _linked_text(texts, filename):
+    source = Source("\n".join(texts))
+    code = highlight.cuda("\n".join(texts)).split("\n")
+    if len(code) != len(texts) or any(c.count("<span") != c.count("</span>") for c in code):
+        code = [escapeHtml(t) for t in texts]  # a token over two lines: plain text
+    page = page_of(filename)
+    return [_link_names(html, source, n, page) for n, html in enumerate(code, 1)]
 
 
 def _link_names(html, source, n, page):

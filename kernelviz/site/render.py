@@ -11,6 +11,8 @@
     <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
     <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
                                                            runtime shows it where the figure would be)
+    <script type="application/json" id="kv-cuda-source">{"sizes", "files"}</script>  (what the CUDA blocks are
+                                                           rendered from when opened: extensions/cuda.py)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
 The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
@@ -27,7 +29,7 @@ from urllib.parse import quote
 from markdown_it.common.utils import escapeHtml
 
 from . import assets, nav
-from .extensions import toc
+from .extensions import cuda, toc
 
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
 # The site's icon, in the page itself: an icon at a URL is fetched again at every change of the page's URL (each step
@@ -52,6 +54,8 @@ def page_html(page, md, context, stylesheets):
         data += f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
     elif scene is not None:
         data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+    if (source := cuda.source_data(page)) is not None:
+        data += f'<script type="application/json" id="kv-cuda-source">{json_for_html(source)}</script>\n'
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'

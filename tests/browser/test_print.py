@@ -92,12 +92,14 @@ FIGURE = """() => {
 }"""
 
 
-# Records, when a print begins (after print.js's own beforeprint), how many CUDA blocks are still closed and the
-# shape of the figure's viewBox, in window.kvAtPrint.
+# Records, when a print begins (after print.js's and cuda-blocks.js's own beforeprint), how many CUDA blocks are
+# still closed, how many still show their plain text (not rendered) and the shape of the figure's viewBox, in
+# window.kvAtPrint.
 AT_PRINT = """() => addEventListener('beforeprint', () => {
   const b = document.querySelector('#kv-figure svg').viewBox.baseVal;
   const closed = document.querySelectorAll('details.kv-cuda:not([open])').length;
-  window.kvAtPrint = { closed, ratio: b.width / b.height };
+  const plain = document.querySelectorAll('details.kv-cuda pre:not(:has(.kv-line))').length;
+  window.kvAtPrint = { closed, plain, ratio: b.width / b.height };
 })"""
 
 
@@ -185,7 +187,9 @@ def test_a_pdf_of_a_kernel_page_in_the_dark_theme(browser, site_url):
         pg.evaluate(AT_PRINT)
         pdf = pg.pdf(format="A4")
         at_print = pg.evaluate("window.kvAtPrint")
-        assert at_print["closed"] == 0 and at_print["ratio"] == pytest.approx(2, rel=0.02), at_print
+        assert at_print["closed"] == 0 and at_print["plain"] == 0 and at_print["ratio"] == pytest.approx(2, rel=0.02), (
+            at_print
+        )
         assert pdf.startswith(b"%PDF-") and len(pdf) > 50_000
         pages = len(re.findall(rb"/Type\s*/Page\b(?!s)", pdf))
         assert pages > 1, f"{pages} pages"
@@ -201,12 +205,14 @@ def test_beforeprint_opens_the_cuda_blocks_and_fits_the_figure_to_paper(browser,
     try:
         open_figure(pg, f"{site_url}/flash-decoding.html")
         at_step(pg, STEP)
+        assert pg.locator("details.kv-cuda pre:has(.kv-line)").count() == 0, "a block is rendered when it is opened"
         pg.evaluate("document.querySelector('details.kv-cuda').open = true")  # the reader opened one
         ratio = "(({ width, height }) => width / height)(document.querySelector('#kv-figure svg').viewBox.baseVal)"
         screen = pg.evaluate(ratio)
         labels = pg.evaluate(FIGURE)["labels"]
         pg.evaluate("dispatchEvent(new Event('beforeprint'))")
         assert pg.evaluate("[...document.querySelectorAll('details.kv-cuda')].every((d) => d.open)")
+        assert pg.locator("details.kv-cuda pre:not(:has(.kv-line))").count() == 0, "every block rendered to print"
         assert pg.evaluate(ratio) == pytest.approx(2, rel=0.02) and screen != pytest.approx(2, rel=0.02)
         assert pg.evaluate(FIGURE)["step"] == STEP and pg.evaluate(FIGURE)["labels"] == labels
         pg.evaluate("dispatchEvent(new Event('afterprint'))")

@@ -16,10 +16,10 @@ import pytest
 
 from kernelviz.cuda import compile, kernels, nvrtc, regions, scope
 from kernelviz.site import build as site_build
+from kernelviz.site import cuda_render
+from tests.pages.opened_blocks import blocks
 
 ROOT = Path(__file__).resolve().parents[2]
-BLOCK = re.compile(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', re.S)
-ATTR = re.compile(r"""\s([\w-]+)=(?:"([^"]*)"|'([^']*)')""")
 
 
 @pytest.fixture(scope="module")
@@ -29,16 +29,6 @@ def site(tmp_path_factory):
     result = site_build.build(ROOT / "pages", out, log=None)
     assert [str(w) for w in result.warnings] == []
     return {p.name: p.read_text() for p in out.glob("*.html")}
-
-
-def blocks(page_html):
-    """[(attributes, inner HTML)] of the CUDA blocks of a page."""
-    found = []
-    for m in BLOCK.finditer(page_html):
-        attrs = {a.group(1): html.unescape(a.group(2) if a.group(2) is not None else a.group(3)) for a in
-                 ATTR.finditer(m.group(1))}  # fmt: skip
-        found.append((attrs, m.group(2)))
-    return found
 
 
 def code_text(inner):
@@ -152,7 +142,8 @@ def test_flash_decoding_blocks_compute_the_split_and_tile_from_the_host_formulas
     """S, the keys per split, is the host's ceil(N / splits) (data-host, for the browser too); with it the split's
     first key and the tile's first key get their values: N = 16 keys in 2 splits of S = 8, tiles of Bc = 4."""
     page = site["flash-decoding.html"]
-    notes = set(re.findall(r'<span class="kv-note" data-name="[^"]+" data-expr="[^"]*">// ([^<]*)<', page))
+    opened = "".join(inner for _, inner in blocks(page))
+    notes = set(re.findall(r'<span class="kv-note" data-name="[^"]+" data-expr="[^"]*">// ([^<]*)<', opened))
     assert {"n_start = 0*S = 0", "col0 = n_start + 1*Bc = 4", "n_end = min(n_start + S, N) = 8"} <= notes
     hosts = {a.get("data-host") for a, _ in blocks(page) if a["data-cite"].startswith("flash_decoding.cu#split")}
     assert hosts == {json.dumps(kernels.host_formulas("flash_decoding"), separators=(",", ":"))}
@@ -162,6 +153,32 @@ def test_flash_decoding_blocks_compute_the_split_and_tile_from_the_host_formulas
 
 
 def step_at_eval(expr, values):
-    from kernelviz.site.step_at import evaluate
+    return cuda_render.evaluate(expr, values, site_build.WEB_DIST)
 
-    return evaluate(expr, values)
+
+@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"])
+def test_each_kernels_lines_are_in_the_page_once_and_the_blocks_hold_plain_text(site, slug):
+    """The highlighted lines are not written into the blocks (a block is rendered when opened): each line a block
+    shows is in the page's #kv-cuda-source once, with the lines its links lead to, and nothing else; each block's
+    <pre> is its code as text, starting with its step's indices."""
+    page = site[f"{slug}.html"]
+    assert '<span class="kv-line' not in page and 'class="kv-ref"' not in page
+    source = json.loads(re.search(r'<script type="application/json" id="kv-cuda-source">(.*?)</script>', page).group(1))
+    shown = {}
+    for attrs, inner in re.findall(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', page, re.S):
+        cite = re.search(r'data-cite="([^"]+)"', attrs).group(1)
+        excerpt = regions.excerpt(cite)
+        shown.setdefault(excerpt.filename, set()).update(excerpt.numbers)
+        raw = re.search(r'<pre class="kv-code kv-cuda-code">(.*?)</pre>', inner, re.S).group(1)
+        assert "<" not in raw, cite  # text, no markup
+        text = html.unescape(raw)
+        for line in regions.region(cite).splitlines():  # its code and its comment (the step's values between)
+            assert all(part.strip() in text for part in line.partition("//")[::2]), (cite, line)
+        if "data-at=" in attrs:
+            assert text.startswith("// this step: "), cite
+    assert set(source["files"]) == set(shown)
+    for filename, numbers in shown.items():
+        lines = {int(n) for n in source["files"][filename]["lines"]}
+        targets = {int(c.partition("@")[2]) for toks in source["files"][filename]["lines"].values()
+                   for c in toks[::2] if "@" in c}  # fmt: skip
+        assert lines == numbers | targets, filename

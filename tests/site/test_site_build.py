@@ -9,6 +9,7 @@ import pytest
 from kernelviz.cuda import regions
 from kernelviz.site.build import build
 from kernelviz.site.diagnostics import BuildError
+from tests.pages import opened_blocks
 
 
 def page(body, front="title: A page"):
@@ -146,14 +147,14 @@ def test_strict_turns_a_warning_into_a_failure_and_keeps_the_last_site(build_sit
     assert (out / "fig.html").read_text() == before  # the failed build did not touch the site
 
 
-def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_site, figure_md):
+def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_site, figure_md, fake_dist):
     body = figure_md + '\n```cuda cite="fixture.cu#load" step="load Q0" title="Load"\n```\n'
     result, out = build_site({"fig.md": page(body)})
     text = (out / "fig.html").read_text()
-    block = re.search(r'<details class="kv-cuda"([^>]*)>(.*?)</details>', text, re.S)
-    assert block.group(1) == ' data-step="1" data-cite="fixture.cu#load"'
-    assert block.group(2).startswith("<summary>CUDA implementation</summary>")
-    code = re.search(r'<pre class="kv-code kv-cuda-code">(.*)</pre>', block.group(2), re.S).group(1)
+    ((attrs, inner),) = opened_blocks.blocks(text, fake_dist)
+    assert [(k, attrs[k]) for k in attrs if k != "data-code"] == [("data-step", "1"), ("data-cite", "fixture.cu#load")]
+    assert inner.startswith("<summary>CUDA implementation</summary>")
+    code = re.search(r'<pre class="kv-code kv-cuda-code">(.*)</pre>', inner, re.S).group(1)
     lines = re.findall(
         r'<span class="kv-line kv-(region|context|elided)">(?:<a class="kv-ln"[^>]*>(\d+)</a>)?(.*)', code
     )
@@ -163,7 +164,7 @@ def test_a_cuda_block_is_its_cited_region_collapsed_and_bound_to_a_step(build_si
     assert [(kind, n) for kind, n, _ in lines] == [("context", "2"), ("region", "4"), ("region", "5"), ("elided", ""),
                                                    ("context", "10")]  # fmt: skip
     assert '<span class="kt">int</span>' in code  # highlighted as CUDA, with classes
-    assert '<a href="fixture.cu.html#load">fixture.cu, lines 4–5</a>' in block.group(2)
+    assert '<a href="fixture.cu.html#load">fixture.cu, lines 4–5</a>' in inner
     assert result.warnings == []
 
 

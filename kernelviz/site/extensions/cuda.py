@@ -4,11 +4,18 @@ loops and function around it and the declarations of the names it uses, the line
 highlighted, collapsed under "CUDA implementation", with a link to its place on the whole kernel's page:
 
     <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'
-             [data-host='{"S":"(N + splits - 1)/splits"}']>      (kernel arguments the host derives from the sizes)
+             [data-host='{"S":"(N + splits - 1)/splits"}']      (kernel arguments the host derives from the sizes)
+             data-code='{"lines": [...], "region": [45, 52], "notes": [...]}'>   (what the block shows: cuda-code.js)
       <summary>CUDA implementation</summary> [<p class="kv-cuda-title">…</p>]
       <p class="kv-cuda-where"><a href="fa2.cu.html#load_kv">fa2.cu, lines 45–52</a> in the whole kernel</p>
-      <pre class="kv-code kv-cuda-code">…lines (site.cuda_code), context lines kv-context, the region's kv-region</pre>
+      <pre class="kv-code kv-cuda-code">the lines as plain text, with the step's values</pre>
     </details>
+
+The kernel's lines are in the page once, whatever the blocks that show them (`source_data`: highlighted tokens, with
+their links, site.cuda_code.tokens). When the reader opens a block, the browser renders its <pre> from them
+(web/src/page/cuda-blocks.js): highlighted, numbered and linked lines, the context lines kv-context, the region's
+kv-region; until then, in print and without JavaScript, the <pre> holds the same lines as text, written by that same
+code run at build time (site.cuda_render).
 
 `step` (optional) names the figure step the code belongs to: the first step with that `key`, else with that
 `label`. When the step has loop indices (step_at.indices), the code starts with ``// this step: i = 0, j = 1`` and
@@ -23,9 +30,11 @@ import json
 from markdown_it.common.utils import escapeHtml
 
 from ...cuda import kernels, regions
-from .. import cuda_code, step_at
+from .. import cuda_code, cuda_render, step_at
 from ..tokens import walk
 from . import fence_info, steps
+
+LINES = "kv_cuda_lines"  # page.env: {file: {line numbers its CUDA blocks show}}
 
 
 def plugin(md):
@@ -90,31 +99,67 @@ def _render(page, attrs, body, line, context):
             data += f' data-step-key="{escapeHtml(step["key"])}"'
         at = step_at.indices(step)
     data += f' data-cite="{escapeHtml(cite)}"'
-    if at:
-        data += f" data-at='{escapeHtml(json.dumps(at, separators=(',', ':')))}'"
     kernel = next((k for k, f in kernels.FILES.items() if f == excerpt.filename), None)
-    host = kernels.host_formulas(kernel)
-    if host and at:
-        data += f" data-host='{escapeHtml(json.dumps(host, separators=(',', ':')))}'"
-    sizes = dict(getattr(page.run, "sizes", None) or {})
-    sizes.update({name: step_at.evaluate(expr, sizes) for name, expr in host.items()})
-    sizes = {name: v for name, v in sizes.items() if v is not None}
-    return _details(excerpt, attrs.get("title"), data, at, sizes)
-
-
-def _details(excerpt, title, data, at, sizes):
-    src, first, last = excerpt.source, excerpt.first, excerpt.last
-    notes = step_at.notes(src, excerpt.numbers, at, sizes) if at else {}
-    code = cuda_code.lines_html(
-        src,
-        excerpt.filename,
-        excerpt.numbers,
-        kind=lambda n: "kv-region" if first <= n <= last else "kv-context",
-        notes=notes,
-    )
+    host = kernels.host_formulas(kernel) if at else {}
     if at:
-        banner = escapeHtml(step_at.banner(at))
-        code = f'<span class="kv-line kv-banner"><span class="kv-ln"></span>{banner}</span>\n{code}'
+        data += f" data-at='{_json(at)}'"
+    if host:
+        data += f" data-host='{_json(host)}'"
+    src = excerpt.source
+    block = {
+        "lines": shown(excerpt),
+        "region": [excerpt.first, excerpt.last],
+        "notes": step_at.notes(src, excerpt.numbers, at),
+    }
+    data += f" data-code='{_json(block)}'"
+    page.env.setdefault(LINES, {}).setdefault(excerpt.filename, set()).update(excerpt.numbers)
+    file = {
+        "page": cuda_code.page_of(excerpt.filename),
+        "lines": cuda_code.tokens(src, excerpt.filename, excerpt.numbers),
+    }
+    text = cuda_render.texts([{**block, "at": at, "host": host}], file, _sizes(page), context.web_dist)[0]
+    return _details(excerpt, attrs.get("title"), data, text)
+
+
+def _json(value):
+    """`value` as JSON for an attribute in single quotes: its double quotes as they are (a note's expression has
+    many), `&`, `'`, `<` and `>` escaped."""
+    text = json.dumps(value, separators=(",", ":"))
+    return text.replace("&", "&amp;").replace("'", "&#39;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _sizes(page):
+    """The sizes the page's figure was drawn at ({} when its kernel asked for none)."""
+    return dict(getattr(page.run, "sizes", None) or {})
+
+
+def shown(excerpt):
+    """The lines an excerpt shows, in order, with a 0 wherever lines are left out (other than region markers)."""
+    out, prev, src = [], None, excerpt.source
+    for n in excerpt.numbers:
+        if prev is not None and any(not src.skip(src.line(m).text) for m in range(prev + 1, n)):
+            out.append(0)
+        out.append(n)
+        prev = n
+    return out
+
+
+def source_data(page):
+    """What the page's CUDA blocks are rendered from in the browser (web/src/page/cuda-blocks.js): the sizes its
+    figure was drawn at and the lines its blocks show of each kernel, as tokens (cuda_code.tokens), once each:
+    ``{"sizes": {...}, "files": {"fa2.cu": {"page": "fa2.cu.html", "lines": {...}}}}``; None without CUDA blocks."""
+    cited = page.env.get(LINES)
+    if not cited:
+        return None
+    files = {}
+    for filename, numbers in sorted(cited.items()):
+        lines = cuda_code.tokens(regions.source(filename), filename, sorted(numbers))
+        files[filename] = {"page": cuda_code.page_of(filename), "lines": lines}
+    return {"sizes": _sizes(page), "files": files}
+
+
+def _details(excerpt, title, data, text):
+    first, last = excerpt.first, excerpt.last
     href = f"{cuda_code.page_of(excerpt.filename)}#{excerpt.name}"
     where = (
         f'<p class="kv-cuda-where"><a href="{escapeHtml(href)}">{escapeHtml(excerpt.filename)}, lines {first}–{last}'
@@ -123,5 +168,5 @@ def _details(excerpt, title, data, at, sizes):
     heading = f'<p class="kv-cuda-title">{escapeHtml(title)}</p>' if title else ""
     return (
         f'<details class="kv-cuda"{data}><summary>CUDA implementation</summary>{heading}{where}'
-        f'<pre class="kv-code kv-cuda-code">{code}</pre></details>\n'
+        f'<pre class="kv-code kv-cuda-code">{escapeHtml(text)}</pre></details>\n'
     )

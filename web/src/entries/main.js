@@ -32,7 +32,7 @@ import { SizesForm } from '../figure/page/sizes-form.js';
 import { keyboardBullets } from '../page/bullets.js';
 import { focusableScrollers } from '../page/scrollables.js';
 import { wireTheme } from '../page/theme.js';
-import { wireCudaNotes } from '../page/cuda-notes.js';
+import { wireCudaBlocks } from '../page/cuda-blocks.js';
 import { wirePrint } from '../page/print.js';
 import { wireCopyCode } from '../page/copy-code.js';
 
@@ -53,7 +53,7 @@ function embeddedScene() {
 function start() {
   performance.mark('kv:runtime-start');
   wireTheme();
-  wireCudaNotes();
+  wireCudaBlocks();
   keyboardBullets();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;

@@ -3,7 +3,7 @@
 // (pre.kv-cuda-file). An editor's <pre> is not one: the editors bundle gives each editor a Copy of its own
 // (editors/chrome.js), which copies the reader's edits.
 //
-// What is copied is the code alone. Numbered lines (kernelviz/site/cuda_code.py: a span.kv-line each) are copied
+// What is copied is the code alone. Numbered lines (page/cuda-code.js: a span.kv-line each) are copied
 // without their numbers (a.kv-ln), without the step's values the page adds (span.kv-notes, whose data-gap is the
 // spaces the source had there), without the "// this step:" banner (.kv-banner) or the ⋯ of lines left out
 // (.kv-elided): the copy is lines of the .cu file, in order. Any other block is copied as its text.

@@ -3,7 +3,8 @@
 // - the figure (if any) is fitted to its canvas on paper, PRINT_CANVAS px (the page's width, half as tall: print.css),
 //   at the step it shows; on `afterprint` it is fitted to its own canvas again;
 // - every closed CUDA block (details.kv-cuda) is opened, for browsers without ::details-content, and closed again
-//   on `afterprint`.
+//   on `afterprint` (cuda-blocks.js renders every block's lines on `beforeprint` too: until then a block holds
+//   its code as plain text).
 // Emulated print media (no beforeprint) is print.css's alone.
 
 export const PRINT_CANVAS = [720, 360];
