@@ -1,11 +1,13 @@
 """`kernelviz trace ALGO`: run one algorithm on random inputs and print its measured HBM traffic.
 
 Prints bytes per tensor and direction, the total, its ratio to standard attention and to the compulsory minimum
-(both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers), and the FLOPs by
-kind.
+(both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers; for a backward pass,
+to the standard backward, which reads back the P its forward stored, and to the backward's minimum), and the FLOPs
+by kind. A backward pass's table and JSON are the backward's alone.
 ``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and lse where the
-algorithm has one, so that anyone can check the result independently, to that file exactly. ``--gpu KEY`` adds
-where the run sits on that GPU's roofline (``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
+algorithm has one (a backward pass: also the dO it drew and dq, dk, dv), so that anyone can check the result
+independently, to that file exactly. ``--gpu KEY`` adds where the run sits on that GPU's roofline
+(``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
 that would not fit in what the machine has available.
@@ -17,7 +19,7 @@ import math
 from kernelviz.commands.checks import non_negative, output_file
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = ("standard", "fa1", "fa2", "flash-decoding")
+NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward")
 
 
 def _positive(text):
@@ -77,8 +79,14 @@ def main(args):
 
     itemsize = np.dtype(args.dtype).itemsize
     sizes = dict(N_kv=n_kv, itemsize=itemsize, batch_heads=args.batch_heads)
-    standard = formulas.total(formulas.standard(args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes))
-    compulsory = formulas.total(formulas.compulsory(args.N, args.d, **sizes))
+    backward = args.algo.endswith("-backward")  # measured against the standard backward and its own minimum
+    standard = (formulas.standard_backward if backward else formulas.standard)(
+        args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes
+    )
+    standard = formulas.total(standard)
+    compulsory = formulas.total(
+        (formulas.compulsory_backward if backward else formulas.compulsory)(args.N, args.d, **sizes)
+    )
     ledger = result.ledger
     report = dict(
         algorithm=args.algo,
@@ -97,6 +105,9 @@ def main(args):
         arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
         if result.lse is not None:
             arrays["lse"] = result.lse
+        for name in ("do", "dq", "dk", "dv"):  # a backward pass: the dO it drew and the gradients
+            if getattr(result, name, None) is not None:
+                arrays[name] = getattr(result, name)
         try:
             with open(args.save, "wb") as f:  # a file object: np.savez would add .npz to a name without it
                 np.savez(f, **arrays)
@@ -150,9 +161,10 @@ def _table(report):
     for name, t in report["per_tensor"].items():
         lines.append(f"{name:<12}{t['read']:>16,} B{t['write']:>16,} B")
     total, standard, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
+    baseline = "the standard backward" if report["algorithm"].endswith("-backward") else "standard attention"
     lines += [
         f"{'total':<12}{total:>34,} B ({size(total)})",
-        f"vs standard attention ({standard:,} B, {size(standard)}): {ratio(total, standard, 'standard attention')}",
+        f"vs {baseline} ({standard:,} B, {size(standard)}): {ratio(total, standard, baseline)}",
         f"vs compulsory minimum ({compulsory:,} B, {size(compulsory)}): "
         + ratio(total, compulsory, "the compulsory minimum"),
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",

@@ -25,12 +25,23 @@ def transfers(algo, n, n_kv, Br, Bc, n_splits):
         return 3 * tr + tc * (2 + 7 * tr)
     if algo == "fa2":
         return tr * (2 * tc + 3)
+    if algo == "fa2-backward":  # its forward, then the preprocess and the main kernel
+        return tr * (2 * tc + 3) + 4 * tr + tc * (4 + 6 * tr)
+    if algo == "standard-backward":  # its forward, then five kernels
+        return (
+            tr * (6 * tc + 2)
+            + tc * (2 * tr + 1)
+            + tr * (1 + 2 * tc)
+            + tr * 3 * tc
+            + tr * (2 * tc + 1)
+            + tc * (2 * tr + 1)
+        )
     return tr * (2 * tc + 7 * n_splits + 1)  # flash-decoding
 
 
 def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits=1, save=False):
-    """Bytes of memory a run of `algo` ("standard", "fa1", "fa2", "flash-decoding") allocates at its peak, at most.
-    Returns (total, {part: bytes}) with the parts that make it up."""
+    """Bytes of memory a run of `algo` (a name of ``ALGORITHMS``, backward passes included) allocates at its peak,
+    at most. Returns (total, {part: bytes}) with the parts that make it up."""
     bh, br, bc = batch_heads, min(Br, n), min(Bc, n_kv)
     qkv = bh * d * (n + 2 * n_kv)
     parts = {
@@ -40,8 +51,12 @@ def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits
         "ledger": bh * transfers(algo, n, n_kv, Br, Bc, n_splits) * TRANSFER_BYTES,
         "the rest": MARGIN,
     }
-    if algo == "standard":
+    if algo.endswith("-backward"):  # dO drawn in float64, dQ, dK, dV, and D or the standard backward's dP, dS
+        parts["gradients"] = bh * (n + 2 * n_kv) * d * 8 + 8 * bh * n * d + 4 * bh * n
+    if algo.startswith("standard"):
         parts["S and P (N x N_kv each)"] = 2 * itemsize * bh * n * n_kv + 16 * bh * br * n_kv
+    if algo == "standard-backward":  # P, dP, dS stored, and P's float32 temporaries (S, exp, one at a time)
+        parts["P, dP, dS and their temporaries (N x N_kv each)"] = (3 * itemsize + 12) * bh * n * n_kv
     if algo == "flash-decoding":
         parts["partials"] = 8 * n_splits * bh * br * (d + 2)
     if save:

@@ -65,6 +65,14 @@ def compulsory(N, d, N_kv=None, itemsize=4, batch_heads=1):
     return {"Q": rw(h * N * d * s), "K": rw(h * N_kv * d * s), "V": rw(h * N_kv * d * s), "O": rw(0, h * N * d * s)}
 
 
+def compulsory_backward(N, d, N_kv=None, itemsize=4, batch_heads=1):
+    """The least any exact backward can move: read Q, K, V and dO once, write dQ, dK and dV once."""
+    N_kv = N if N_kv is None else N_kv
+    h, s = batch_heads, itemsize
+    q, kv = h * N * d * s, h * N_kv * d * s
+    return {"Q": rw(q), "K": rw(kv), "V": rw(kv), "dO": rw(q), "dQ": rw(0, q), "dK": rw(0, kv), "dV": rw(0, kv)}
+
+
 def standard(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
     """Three kernels: S = QK^T (K read once per block of Q rows), P = softmax(S), O = PV (V likewise).
     S and P are each written and read once; causal masking skips nothing."""
@@ -81,14 +89,18 @@ def standard(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
     }
 
 
+def q_rows_read(N, Br, Bc, N_kv=None, causal=False):
+    """Rows of Q moved when K/V is the outer loop and each K/V tile visits every block of Br query rows that sees
+    one of its keys (FA1's inner loop, the FA2 backward's): the sum over blocks of tiles visited times rows."""
+    return sum(tiles_visited(i, N, Br, Bc, N_kv, causal) * min(Br, N - i * Br) for i in range(cdiv(N, Br)))
+
+
 def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
     """K/V outer, Q inner: K and V read once; at every (K/V tile, Q block) step Qi, Oi, l_i, m_i are read and
     Oi, l_i, m_i written back; O, l, m are also written once at the start (initialization)."""
     N_kv = N if N_kv is None else N_kv
     h, s = batch_heads, itemsize
-    steps_rows = 0  # rows of Q moved over all inner steps
-    for i in range(cdiv(N, Br)):
-        steps_rows += tiles_visited(i, N, Br, Bc, N_kv, causal) * min(Br, N - i * Br)
+    steps_rows = q_rows_read(N, Br, Bc, N_kv, causal)  # rows of Q moved over all inner steps
     return {
         "Q": rw(h * steps_rows * d * s),
         "K": rw(h * N_kv * d * s),
@@ -104,6 +116,48 @@ def fa2(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
     h, s = batch_heads, itemsize
     kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
     return {"Q": rw(h * N * d * s), "K": rw(kv), "V": rw(kv), "O": rw(0, h * N * d * s), "L": rw(0, h * N * STAT)}
+
+
+def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """FA2's backward: a preprocess reads O and dO once, writes D = rowsum(dO * O) and zeroes dQ (float32); the
+    main kernel (K/V outer) reads K and V once and writes dK and dV once, and at every (K/V tile, Q block) step
+    reads Qi, dOi, L_i, D_i and adds into dQ_i atomically: a read and a write of the float32 tile."""
+    N_kv = N if N_kv is None else N_kv
+    h, s = batch_heads, itemsize
+    rows = h * q_rows_read(N, Br, Bc, N_kv, causal)
+    return {
+        "Q": rw(rows * d * s),
+        "K": rw(h * N_kv * d * s),
+        "V": rw(h * N_kv * d * s),
+        "O": rw(h * N * d * s),
+        "dO": rw(h * N * d * s + rows * d * s),
+        "L": rw(rows * STAT),
+        "D": rw(rows * STAT, h * N * STAT),
+        "dQ": rw(rows * d * STAT, h * N * d * STAT + rows * d * STAT),
+        "dK": rw(0, h * N_kv * d * s),
+        "dV": rw(0, h * N_kv * d * s),
+    }
+
+
+def standard_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """The standard backward, which reads back the P its forward stored: five kernels (dV = P^T dO; dP = dO V^T;
+    dS = P * (dP - rowsum(P * dP)); dQ = dS K; dK = dS^T Q), each tiled as standard attention's forward. P is read
+    twice, dP written and read, dS written once and read twice; causal masking skips nothing."""
+    N_kv = N if N_kv is None else N_kv
+    h, s, Tr, Tc = batch_heads, itemsize, cdiv(N, Br), cdiv(N_kv, Bc)
+    nn = h * N * N_kv * s
+    return {
+        "Q": rw(h * Tc * N * d * s),
+        "K": rw(h * Tr * N_kv * d * s),
+        "V": rw(h * Tr * N_kv * d * s),
+        "dO": rw(h * (Tc + 1) * N * d * s),
+        "P": rw(2 * nn),
+        "dP": rw(nn, nn),
+        "dS": rw(2 * nn, nn),
+        "dQ": rw(0, h * N * d * s),
+        "dK": rw(0, h * N_kv * d * s),
+        "dV": rw(0, h * N_kv * d * s),
+    }
 
 
 def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1):

@@ -10,6 +10,11 @@ Causal masking is aligned to the bottom-right, as in flash-attn: query row r att
 
 A fully masked row (when N > N_kv, the first N - N_kv rows under causal masking) has output 0 and lse -inf,
 the log of an empty sum. (flash-attn stores +inf there for its backward pass; compare finite rows only.)
+
+``attention_backward_fp64`` is the gradient, in float64, written from the chain rule through each row's softmax
+Jacobian, independently of the backward algorithms (no D = rowsum(dO * O) shortcut): with p = softmax(s) of one row,
+ds = J dp where J = diag(p) - p p^T is the Jacobian of the softmax and dp = V dO_row; then dV = P^T dO,
+dQ = scale * dS K, dK = scale * dS^T Q. A fully masked row has p = 0, so J = 0 and it contributes nothing.
 """
 
 import numpy as np
@@ -39,3 +44,30 @@ def _attention(q, k, v, causal, scale):
     with np.errstate(divide="ignore"):
         lse = np.where(empty, -np.inf, m + np.log(np.where(empty, 1.0, total)))[..., 0]
     return o, lse
+
+
+def attention_backward_fp64(q, k, v, do, causal=False, scale=None):
+    """Return (dq, dk, dv) in float64, the gradients of sum(o * do) for o = attention_fp64(q, k, v)[0], shaped
+    like q, k, v. Raises ValueError on bad shapes or non-finite inputs, naming the argument."""
+    q, k, v, scale = validate(q, k, v, scale)
+    do = np.asarray(do, dtype=np.float64)
+    if do.shape != q.shape:
+        raise ValueError(f"do: expected q's shape {q.shape}, got {do.shape}")
+    q, k, v = (x.astype(np.float64) for x in (q, k, v))
+    o, lse = _attention(q, k, v, causal, scale)
+    n, n_kv = q.shape[1], k.shape[1]
+    dq, dk, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+    for b in range(q.shape[0]):
+        for r in range(n):
+            if np.isneginf(lse[b, r]):
+                continue  # fully masked: p = 0
+            keys = np.arange(n_kv) <= r + (n_kv - n) if causal else np.ones(n_kv, bool)
+            s = scale * k[b, keys] @ q[b, r]
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            jacobian = np.diag(p) - np.outer(p, p)
+            ds = jacobian @ (v[b, keys] @ do[b, r])
+            dv[b, keys] += np.outer(p, do[b, r])
+            dq[b, r] = scale * ds @ k[b, keys]
+            dk[b, keys] += scale * np.outer(ds, q[b, r])
+    return dq, dk, dv

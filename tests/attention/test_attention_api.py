@@ -13,13 +13,16 @@ def test_names():
         "FLOP_FORMULAS",
         "FORMULAS",
         "AttentionResult",
+        "BackwardResult",
         "Ledger",
         "SoftmaxResult",
         "SramBudgetError",
         "Transfer",
+        "attention_backward_fp64",
         "attention_fp64",
         "flash_attention_1",
         "flash_attention_2",
+        "flash_attention_2_backward",
         "flash_decoding",
         "flops",
         "formulas",
@@ -28,12 +31,13 @@ def test_names():
         "online_softmax_output",
         "safe_softmax",
         "standard_attention",
+        "standard_attention_backward",
     ]
     assert (
         list(attention.ALGORITHMS)
         == list(attention.FORMULAS)
         == list(attention.FLOP_FORMULAS)
-        == ["standard", "fa1", "fa2", "flash-decoding"]
+        == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward"]
     )
 
 
@@ -42,6 +46,9 @@ def test_signatures():
     sig = {name: str(inspect.signature(getattr(attention, name))) for name in functions}
     assert sig == {
         "attention_fp64": "(q, k, v, causal=False, scale=None)",
+        "attention_backward_fp64": "(q, k, v, do, causal=False, scale=None)",
+        "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS})",
+        "standard_attention_backward": f"(q, k, v, do, *, {OPTIONS})",
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_2": f"(q, k, v, *, {OPTIONS})",
@@ -56,13 +63,16 @@ def test_signatures():
 
 def test_formulas():
     f = attention.formulas
-    assert {name: str(inspect.signature(getattr(f, name))) for name in ("standard", "fa1", "fa2")} == dict.fromkeys(
-        ("standard", "fa1", "fa2"), "(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
+    same = ("standard", "fa1", "fa2", "fa2_backward", "standard_backward")
+    assert {name: str(inspect.signature(getattr(f, name))) for name in same} == dict.fromkeys(
+        same, "(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
     )
     assert str(inspect.signature(f.flash_decoding)) == (
         "(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
     )
     assert str(inspect.signature(f.compulsory)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
+    assert str(inspect.signature(f.compulsory_backward)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
+    assert str(inspect.signature(f.q_rows_read)) == "(N, Br, Bc, N_kv=None, causal=False)"
     assert str(inspect.signature(f.score_matrix_bytes)) == "(N, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.tile_interactions)) == "(N, Br, Bc, N_kv=None, causal=False)"
     assert str(inspect.signature(f.split_overhead)) == "(N, d, n_splits, itemsize=4, batch_heads=1)"

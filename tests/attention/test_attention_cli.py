@@ -92,3 +92,31 @@ def test_save_writes_the_file_it_is_given_and_refuses_a_folder(capsys, tmp_path)
             trace(capsys, "fa2", "--N", "4", "--d", "4", "--save", str(bad))
         assert e.value.code == 2 and why in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.parent.iterdir() if p.name.startswith(tmp_path.name)) == [tmp_path.name]
+
+
+@pytest.mark.parametrize("algo", ["fa2-backward", "standard-backward"])
+def test_a_backward_pass_meets_its_closed_form_against_the_standard_backward(capsys, algo):
+    status, out = trace(capsys, algo, "--N", "8", "--d", "4", "--Br", "4", "--Bc", "4", "--json")
+    assert status == 0
+    report = json.loads(out.out)
+    counts = {"fa2-backward": formulas.fa2_backward, "standard-backward": formulas.standard_backward}[algo]
+    expected = counts(8, 4, 4, 4)
+    assert report["per_tensor"] == expected and report["total_bytes"] == formulas.total(expected)
+    assert set(expected) >= {"Q", "K", "V", "dO", "dQ", "dK", "dV"}
+    assert report["standard_bytes"] == formulas.total(formulas.standard_backward(8, 4, 4, 4))
+    assert report["compulsory_bytes"] == formulas.total(formulas.compulsory_backward(8, 4))
+    status, out = trace(capsys, algo, "--N", "8", "--d", "4", "--Br", "4", "--Bc", "4")
+    assert "vs the standard backward" in out.out
+
+
+def test_save_of_a_backward_pass_lets_anyone_check_the_gradients(tmp_path, capsys):
+    from kernelviz.attention import attention_backward_fp64
+
+    path = tmp_path / "grads.npz"
+    status, _ = trace(capsys, "fa2-backward", "--N", "20", "--N-kv", "13", "--d", "8", "--Br", "8", "--Bc", "4",
+                      "--causal", "--save", str(path))  # fmt: skip
+    assert status == 0
+    saved = np.load(path)
+    ref = attention_backward_fp64(saved["q"], saved["k"], saved["v"], saved["do"], causal=True)
+    for name, r in zip(("dq", "dk", "dv"), ref, strict=True):
+        assert np.abs(saved[name] - r).max() <= 1e-5 * np.abs(r).max(), name

@@ -21,6 +21,10 @@ CASES = [  # algo, N, N_kv, d, batch*heads, Br, Bc, dtype: some where the ledger
     ("fa2", 800, 800, 256, 2, 64, 64, "float32"),
     ("flash-decoding", 1, 5000, 16, 4, 1, 16, "float32"),
     ("flash-decoding", 4, 8000, 128, 2, 4, 64, "float16"),
+    ("fa2-backward", 300, 300, 16, 2, 16, 16, "float32"),
+    ("fa2-backward", 600, 400, 128, 1, 64, 64, "float16"),
+    ("standard-backward", 300, 300, 16, 2, 16, 16, "float32"),
+    ("standard-backward", 64, 2000, 128, 1, 64, 64, "float16"),
 ]
 
 

@@ -17,7 +17,8 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
     trace.read_bytes.T, trace.write_bytes.T   bytes of T read / written
     trace.bytes.T                          bytes of T read and written
     trace.bytes.total, .read, .write       all HBM traffic
-    trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only)
+    trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
+                                           backward pass, the standard backward's, which reads back a stored P)
     trace.peak_sram                        bytes of SRAM of the largest block, as the ledger models it
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax: the host's
@@ -177,7 +178,8 @@ def _attention(algo, spec):
     options = {"Br": sizes["Br"], "Bc": sizes["Bc"], "causal": sizes.get("causal", False), "dtype": dtype}
     extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
     ledger = attention.ALGORITHMS[algo](q, k, v, **options, **extra).ledger
-    standard = attention.ALGORITHMS["standard"](q, k, v, **options).ledger
+    baseline = "standard-backward" if algo.endswith("-backward") else "standard"
+    standard = attention.ALGORITHMS[baseline](q, k, v, **options).ledger
     out = numbers(ledger, {key: v for key, v in sizes.items() if key != "causal"})
     out.update(
         Tr=-(-sizes["N"] // sizes["Br"]),
