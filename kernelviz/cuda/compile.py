@@ -19,7 +19,7 @@ HEAD_DIMS = (64, 128)  # the instances compiled: default tiles for each of these
 FLAGS = ("-std=c++17", "-O3", "-fatbin", "-Xptxas", "-v")
 
 _ENTRY = re.compile(r"Compiling entry function '(\w+)' for '(sm_\d+)'")
-_USED = re.compile(r"Used (\d+) registers.*?(\d+) bytes smem")
+_USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")  # no smem part: a kernel without __shared__
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
 
@@ -72,7 +72,7 @@ def parse_ptxas(log):
         elif (m := _FRAME.search(line)) and entry:
             frame = tuple(int(x) for x in m.groups())
         elif (m := _USED.search(line)) and entry:
-            registers, smem = int(m.group(1)), int(m.group(2))
+            registers, smem = int(m.group(1)), int(m.group(2) or 0)
             rows.append(Row(entry[0], entry[1], registers, smem, frame[1], frame[2], frame[0]))
             entry = None
     return rows

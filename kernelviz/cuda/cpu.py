@@ -20,7 +20,13 @@ HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
 FLAGS = ("-std=c++20", "-O2", "-pthread")
 CPU_THREADS = 32
-_DEFINE = {"fa1": "KV_FA1", "fa2": "KV_FA2", "flash_decoding": "KV_FD", "online_softmax": "KV_SOFTMAX"}
+_DEFINE = {
+    "fa1": "KV_FA1",
+    "fa2": "KV_FA2",
+    "flash_decoding": "KV_FD",
+    "online_softmax": "KV_SOFTMAX",
+    "fa2_bwd": "KV_FA2_BWD",
+}
 
 
 class KernelRunError(RuntimeError):
@@ -83,12 +89,13 @@ def run(
 ):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
-    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (flash decoding: q is
-    (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D); scale defaults to 1/sqrt(D); tiles (Br, Bc)
-    default to kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h);
-    `source` replaces the .cu text. Raises, before running, SharedMemoryError if the tiles would not fit a GPU and
-    ThreadLimitError for more threads than the kernel's registers allow on one; KernelRunError if the program fails
-    or times out."""
+    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (flash decoding: q is (BH, 1,
+    D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k, v, o, do and lse (BH, N); scale
+    defaults to 1/sqrt(D); tiles (Br, Bc) default to kernels.default_tiles; `threads` per block; `schedule` one of
+    SCHEDULES (see cpu/shim.h); `source` replaces the .cu text. Raises, before running, SharedMemoryError if the
+    tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers allow on one;
+    KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ, which blocks
+    share; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     arrays = [np.ascontiguousarray(x, dtype=np.float32) for x in arrays]

@@ -5,8 +5,9 @@ that a GPU would refuse fails the same way on the CPU, before anything runs: til
 block, more threads per block than the compiled kernel's registers allow, a grid beyond CUDA's limits.
 
 Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per
-(batch·head). Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D). The inputs and
-outputs are named as in the kernels (see `inputs` and `outputs`).
+(batch·head). Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D). FA2's backward
+(fa2_bwd) reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and writes D (BH, N), dQ, dK, dV. The inputs and outputs
+are named as in the kernels (see `inputs` and `outputs`).
 """
 
 import math
@@ -16,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 FOLDER = Path(__file__).parent
-KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding")
+KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd")
 FILES = {k: f"{k}.cu" for k in KERNELS}
 ONE_ROW = ("online_softmax", "flash_decoding")  # one row per (batch·head): Br = 1
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
@@ -51,6 +52,8 @@ def default_tiles(kernel, d):
     """(Br, Bc) for head dimension d: the largest that keep a block's shared memory under 48 KiB."""
     if kernel in ONE_ROW:
         return (1, 64 if d <= 64 else 32)
+    if kernel == "fa2_bwd":  # K, V, dK, dV of Bc keys and Q, dO of Br rows: twice the forward's tiles
+        return (16, 32) if d <= 64 else (8, 16)
     return (32, 32) if d <= 64 else (16, 16)
 
 
@@ -63,6 +66,8 @@ def shared_bytes(kernel, tiles, d):
         return [4 * (2 * d + 2 * bc * d + bc + 3), 4 * (2 + d)]  # fd_split, fd_combine
     if kernel == "online_softmax":
         return [4 * (bc + bc * d + d + 3)]
+    if kernel == "fa2_bwd":
+        return [0, 4 * (4 * bc * d + 2 * br * d + 2 * br * bc + 2 * br)]  # fa2_bwd_preprocess, fa2_bwd
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
 
 
@@ -79,7 +84,8 @@ def check_shared_memory(launch, limit):
     if launch.shared_bytes > limit:
         raise SharedMemoryError(
             f"{launch.name} needs {launch.shared_bytes} bytes of shared memory per block and the device allows "
-            f"{limit}: choose smaller tiles (shared memory is 4*(2*Br*D + 2*Bc*D + Br*Bc + 2*Br) bytes for FA1/FA2)"
+            f"{limit}: choose smaller tiles (shared memory is 4*(2*Br*D + 2*Bc*D + Br*Bc + 2*Br) bytes for FA1/FA2, "
+            "4*(4*Bc*D + 2*Br*D + 2*Br*Bc + 2*Br) for FA2's backward)"
         )
 
 
@@ -144,6 +150,11 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
         launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
     elif kernel == "fa1":
         launches = [Launch(f"fa1<{br}, {bc}, {d}>", (bh,), threads, smem[0])]
+    elif kernel == "fa2_bwd":
+        launches = [
+            Launch(f"fa2_bwd_preprocess<{br}, {d}>", (math.ceil(n / br), bh), threads, smem[0]),
+            Launch(f"fa2_bwd<{br}, {bc}, {d}>", (math.ceil(n / bc), bh), threads, smem[1]),
+        ]
     elif kernel == "online_softmax":
         if br != 1:
             raise ValueError(f"online softmax takes Br = 1 (one row per block), not Br={br}")
@@ -167,19 +178,21 @@ def inputs(kernel, bh, n, d):
     """{name: shape} of what `kernel` reads, in the order the kernels' arguments list them."""
     if kernel == "online_softmax":
         return {"X": (bh, n), "V": (bh, n, d)}
+    if kernel == "fa2_bwd":
+        return {name: (bh, n, d) for name in ("Q", "K", "V", "O", "dO")} | {"L": (bh, n)}
     return {"Q": (bh, 1 if kernel == "flash_decoding" else n, d), "K": (bh, n, d), "V": (bh, n, d)}
 
 
 def sizes(kernel, arrays):
-    """(BH, N, D) of `kernel`'s inputs `arrays` (anything with .shape, in the order of `inputs`; the last is V, of
-    shape (BH, N, D)). Raises ValueError naming the input whose shape is wrong."""
+    """(BH, N, D) of `kernel`'s inputs `arrays` (anything with .shape, in the order of `inputs`; V is (BH, N, D)).
+    Raises ValueError naming the input whose shape is wrong."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
     names = list(inputs(kernel, 1, 1, 1))
-    if len(arrays) != len(names) or len(arrays[-1].shape) != 3:
+    if len(arrays) != len(names) or len(arrays[names.index("V")].shape) != 3:
         shapes = [tuple(x.shape) for x in arrays]
-        raise ValueError(f"{kernel} takes {', '.join(names)} (the last (BH, N, D)), got arrays of shapes {shapes}")
-    bh, n, d = arrays[-1].shape
+        raise ValueError(f"{kernel} takes {', '.join(names)} (V of shape (BH, N, D)), got arrays of shapes {shapes}")
+    bh, n, d = arrays[names.index("V")].shape
     for (name, shape), x in zip(inputs(kernel, bh, n, d).items(), arrays, strict=True):
         if tuple(x.shape) != shape:
             raise ValueError(f"{kernel}: {name} has shape {tuple(x.shape)}, expected {shape}")
@@ -194,6 +207,8 @@ def outputs(kernel, bh, n, d, n_splits=1):
         return {"O": (bh, n, d), "L": (bh, n)}
     if kernel == "fa1":
         return {"O": (bh, n, d), "l": (bh, n), "m": (bh, n)}
+    if kernel == "fa2_bwd":
+        return {"D": (bh, n), "dQ": (bh, n, d), "dK": (bh, n, d), "dV": (bh, n, d)}
     return {
         "O_partial": (bh, n_splits, d),
         "m_partial": (bh, n_splits),
@@ -213,6 +228,11 @@ def arguments(kernel, n, scale, causal=False, n_splits=1):
         return [("Q", "K", "V", "O", "l", "m", n32, scale32, np.int32(bool(causal)))]
     if kernel == "online_softmax":
         return [("X", "V", "O", "m_out", "d_out", n32)]
+    if kernel == "fa2_bwd":  # N_kv = N: the host runs it on square attention, as the forward kernels
+        return [
+            ("O", "dO", "D", "dQ", n32),
+            ("Q", "K", "V", "dO", "L", "D", "dQ", "dK", "dV", n32, n32, scale32, np.int32(bool(causal))),
+        ]
     if kernel == "flash_decoding":
         partial = ("O_partial", "m_partial", "l_partial")
         splits = np.int32(n_splits)

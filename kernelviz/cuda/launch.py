@@ -110,11 +110,12 @@ def check_function(launch, fn, reserved):
 
 
 def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
-    """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; device arrays: CuPy, or
-    PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches on the current
-    stream, out is {name: CuPy array} it writes. Raises SharedMemoryError before anything runs when the tiles do
-    not fit the device, ValueError for bad shapes or a grid too large, ThreadLimitError for more threads than a
-    loaded kernel can run, RuntimeError if the compiled kernel's shared memory is not what the host computed."""
+    """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; fa2_bwd: q, k, v, o, do, lse;
+    device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches
+    on the current stream, out is {name: CuPy array} it writes. Raises SharedMemoryError before anything runs when
+    the tiles do not fit the device, ValueError for bad shapes or a grid too large, ThreadLimitError for more
+    threads than a loaded kernel can run, RuntimeError if the compiled kernel's shared memory is not what the host
+    computed."""
     import cupy
 
     arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in arrays]

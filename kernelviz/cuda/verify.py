@@ -3,14 +3,16 @@ shim, and tabulate the results (what ptxas says about them is compile.py's table
 
 The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed from the
 same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|). Online softmax is
-held to the same measures against `softmax_fp64`: its O, and m + log d against the row's logsumexp.
+held to the same measures against `softmax_fp64`: its O, and m + log d against the row's logsumexp. FA2's backward is
+held to rel_err on each of dQ, dK, dV against `attention_backward_fp64` (the gradient through the softmax's Jacobian)
+and on D against rowsum(dO * O) in float64, given O and L from the float64 forward, rounded to float32.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from kernelviz.attention.reference import attention_fp64
+from kernelviz.attention.reference import attention_backward_fp64, attention_fp64
 from kernelviz.progress import bar
 
 from . import cpu, kernels, launch
@@ -33,15 +35,19 @@ class Check:
         return bool(self.error <= TOL)
 
 
-def inputs(bh, n, d, decode=False, seed=0, kernel=None):
+def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False):
     """Random float32 q, k, v; q has one row per (batch·head) when `decode`. For kernel "online_softmax": x, v,
-    with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3)."""
+    with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3). For "fa2_bwd": q, k, v, o, do,
+    lse, with o and lse the float64 forward of q, k, v (with `causal` masking) rounded to float32, do random."""
     rng = np.random.default_rng(seed)
     if kernel == "online_softmax":
         x = (3 * rng.standard_normal((bh, n))).astype(np.float32)
         return x, rng.standard_normal((bh, n, d)).astype(np.float32)
     q = rng.standard_normal((bh, 1 if decode else n, d)).astype(np.float32)
     k, v = (rng.standard_normal((bh, n, d)).astype(np.float32) for _ in range(2))
+    if kernel == "fa2_bwd":
+        o, lse = (x.astype(np.float32) for x in attention_fp64(q, k, v, causal=causal))
+        return q, k, v, o, rng.standard_normal((bh, n, d)).astype(np.float32), lse
     return q, k, v
 
 
@@ -77,6 +83,12 @@ def error(kernel, out, *arrays, causal=False):
         o_ref, lse_ref = softmax_fp64(*arrays)
         lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
         return max(rel_err(out["O"], o_ref), lse_err(lse, lse_ref))
+    if kernel == "fa2_bwd":
+        q, k, v, o, do, _ = arrays
+        grads = attention_backward_fp64(q, k, v, do, causal=causal)
+        d_ref = (do.astype(np.float64) * o).sum(-1)
+        errors = [rel_err(out[name], g) for name, g in zip(("dQ", "dK", "dV"), grads, strict=True)]
+        return max(rel_err(out["D"], d_ref), *errors)
     o_ref, lse_ref = attention_fp64(*arrays, causal=causal)
     err = rel_err(out["O"], o_ref)
     if kernel == "fa2":
@@ -100,8 +112,8 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
         for bh, n, d in shapes:
             for kernel in kernels.KERNELS:
                 decode = kernel == "flash_decoding"
-                arrays = inputs(bh, n, d, decode, kernel=kernel)
                 for variant in variants(kernel):
+                    arrays = inputs(bh, n, d, decode, kernel=kernel, causal=variant.get("causal", False))
                     out = run(kernel, *arrays, **variant, **options)
                     option = "causal" if variant.get("causal") else "full"
                     option = f"splits={variant['n_splits']}" if decode else option

@@ -12,11 +12,12 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
     assert main(["verify", "--compile", "--no-run"]) == 0
     out = capsys.readouterr().out
     for compiler in ("nvcc", "NVRTC, what the GPU launcher loads"):
-        for name in ("online_softmax.cu", "fa1.cu", "fa2.cu", "flash_decoding.cu"):
+        for name in ("online_softmax.cu", "fa1.cu", "fa2.cu", "flash_decoding.cu", "fa2_bwd.cu"):
             assert f"{name} ({compiler})" in out
     assert "fa2<16, 16, 128>" in out and "fd_combine<64>" in out
     assert "online_softmax<64, 64>" in out
-    assert out.count("sm_80") == out.count("sm_90") == 2 * 10  # (2 + 2 + 2 + 4 instances) by two compilers
+    assert "fa2_bwd<16, 32, 64>" in out and "fa2_bwd_preprocess<8, 128>" in out
+    assert out.count("sm_80") == out.count("sm_90") == 2 * 14  # (2 + 2 + 2 + 4 + 4 instances) by two compilers
 
 
 @needs_gxx
@@ -24,7 +25,7 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
 def test_verify_runs_every_kernel_on_the_cpu(capsys):
     assert main(["verify", "--backend", "cpu"]) == 0
     out = capsys.readouterr().out
-    assert "64 passed, 0 failed" in out and "FAIL" not in out
+    assert "80 passed, 0 failed" in out and "FAIL" not in out
 
 
 def test_verify_without_a_gpu_says_why(capsys, monkeypatch):

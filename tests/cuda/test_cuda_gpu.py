@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from cuda_cases import TOL, lse_err, qkv, rel_err
 
-from kernelviz.attention.reference import attention_fp64
+from kernelviz.attention.reference import attention_backward_fp64, attention_fp64
 from kernelviz.cuda import cpu, kernels, launch
 from kernelviz.cuda.verify import inputs, softmax_fp64
 
@@ -54,12 +54,24 @@ def test_online_softmax_on_the_gpu(n, d):
     assert rel_err(out["O"], softmax_fp64(x, v)[0]) <= TOL
 
 
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [16, 64, 128])
+@pytest.mark.parametrize("n", [1, 7, 64, 130, 500])
+def test_fa2_backward_on_the_gpu(n, d, causal):
+    """dQ is added into by every block j at once here, as it cannot be on the CPU shim: atomicAdd for real."""
+    q, k, v, o, do, lse = inputs(2, n, d, kernel="fa2_bwd", causal=causal)
+    out = launch.run("fa2_bwd", q, k, v, o, do, lse, causal=causal)
+    for name, ref in zip(("dQ", "dK", "dV"), attention_backward_fp64(q, k, v, do, causal=causal), strict=True):
+        assert rel_err(out[name], ref) <= TOL, name
+    assert rel_err(out["D"], (do.astype(np.float64) * o).sum(-1)) <= TOL
+
+
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
-    arrays = inputs(2, 130, 64, decode=kernel == "flash_decoding", kernel=kernel)
     options = {"flash_decoding": {"n_splits": 3}, "online_softmax": {}}.get(kernel, {"causal": True})
+    arrays = inputs(2, 130, 64, decode=kernel == "flash_decoding", kernel=kernel, causal=True)
     gpu, host = launch.run(kernel, *arrays, **options), cpu.run(kernel, *arrays, **options)
     for name in gpu:
         np.testing.assert_allclose(gpu[name], host[name], rtol=1e-5, atol=1e-6)

@@ -62,7 +62,8 @@ def _parameters(signature):
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_launch_arguments_match_the_compiled_signatures(kernel):
     """Kinds and order: a named array is a float pointer, const where the launch only reads it (Q, K, V and what
-    an earlier launch wrote); np.int32 is an int and np.float32 a float."""
+    an earlier launch wrote, except FA2 backward's dQ, which its main kernel adds into); np.int32 is an int and
+    np.float32 a float."""
     launches = kernels.plan(kernel, 2, 130, 64, n_splits=3)
     build = nvrtc.build(kernel, [launch.name for launch in launches], compile.ARCHS[-1])
     arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3)
@@ -76,7 +77,7 @@ def test_launch_arguments_match_the_compiled_signatures(kernel):
                 assert param == ("float const*" if arg in read else "float*"), (launch.name, param, arg)
             else:
                 assert param == {np.int32: "int", np.float32: "float"}[type(arg)], (launch.name, param, arg)
-        read |= {arg for arg in args if isinstance(arg, str)}
+        read |= {arg for arg in args if isinstance(arg, str)} - ({"dQ"} if kernel == "fa2_bwd" else set())
 
 
 def test_a_compile_error_names_the_file_and_line():

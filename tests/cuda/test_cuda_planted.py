@@ -11,7 +11,7 @@ from cuda_cases import TOL, needs_gxx, rel_err
 
 from kernelviz.attention.reference import attention_fp64
 from kernelviz.cuda import cpu, kernels
-from kernelviz.cuda.verify import inputs, softmax_fp64
+from kernelviz.cuda.verify import error, inputs, softmax_fp64
 
 pytestmark = needs_gxx
 
@@ -34,11 +34,17 @@ def remove_sync(kernel, waits_for):
 def failures(kernel, source, n=130, d=16, **options):
     """The schedules under which `kernel` built from `source` fails the harness (empty: it passes)."""
     decode = kernel == "flash_decoding"
-    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel)
+    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=options.get("causal", False))
+    if kernel == "fa2_bwd":  # its outputs are D, dQ, dK, dV: held to verify's measure of them all
+        return _failures(kernel, source, arrays, lambda out: error(kernel, out, *arrays, **options), **options)
     if kernel == "online_softmax":
         o_ref = softmax_fp64(*arrays)[0]
     else:
         o_ref = attention_fp64(*arrays, causal=options.get("causal", False))[0]
+    return _failures(kernel, source, arrays, lambda out: rel_err(out["O"], o_ref), **options)
+
+
+def _failures(kernel, source, arrays, measure, **options):
     failed = []
     for schedule in cpu.SCHEDULES:
         try:
@@ -46,8 +52,8 @@ def failures(kernel, source, n=130, d=16, **options):
         except cpu.KernelRunError as e:
             failed.append((schedule, str(e)))
             continue
-        if not rel_err(out["O"], o_ref) <= TOL:
-            failed.append((schedule, f"error {rel_err(out['O'], o_ref):.2e}"))
+        if not measure(out) <= TOL:
+            failed.append((schedule, f"error {measure(out):.2e}"))
     return failed
 
 
@@ -74,12 +80,16 @@ MISSING_SYNCS = [
     ("online_softmax", "the whole tile in SRAM"),
     ("online_softmax", "the weights and the factor from thread 0"),
     ("online_softmax", "every thread done with xi, vi, factor"),
+    ("fa2_bwd", "Qi, dOi, Li, Di (the first time, Kj, Vj too) in SRAM"),
+    ("fa2_bwd", "every Pij before dVj and dSij"),
+    ("fa2_bwd", "every dSij before dQ and dKj"),
+    ("fa2_bwd", "every thread done with Qi, dOi, Pij, dSij"),
 ]
 
 
 @pytest.mark.parametrize(("kernel", "waits_for"), MISSING_SYNCS)
 def test_a_missing_syncthreads_is_caught(kernel, waits_for):
-    options = {"n_splits": 3} if kernel == "flash_decoding" else {}
+    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True} if kernel == "fa2_bwd" else {}
     failed = failures(kernel, remove_sync(kernel, waits_for), **options)
     # Caught by at least one deterministic schedule, so on every run, not only when the OS interleaves badly.
     assert {s for s, _ in failed} & {"forward", "backward"}, failed
@@ -133,3 +143,30 @@ def test_the_barrier_between_the_tiles_of_a_split_is_caught():
     assert failures("flash_decoding", unchanged, **options) == []
     failed = failures("flash_decoding", remove_sync("flash_decoding", "every thread done with Kj, Vj, Sij"), **options)
     assert {s for s, _ in failed} & {"forward", "backward"}, failed
+
+
+def test_a_plain_store_into_dq_is_caught_as_not_atomic():
+    """On a GPU the blocks j add into the same rows of dQ at once, and a plain += loses updates. The shim runs blocks
+    one after another, so it cannot lose one: it watches dQ instead, and any change not made by atomicAdd fails."""
+    source = plant("fa2_bwd", "atomicAdd(&dQ[(row0 + r)*D + k], scale*acc);", "dQ[(row0 + r)*D + k] += scale*acc;")
+    failed = failures("fa2_bwd", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+    assert all("not atomic: dQ[" in why for _, why in failed), failed
+
+
+def test_d_from_the_rows_of_the_key_tile_is_caught():
+    """With K and V on the outer loop, the block's own index is the key tile's: D (one value per query row) must be
+    read at the query block's rows, row0, not at the key tile's, col0."""
+    source = plant(
+        "fa2_bwd", "Di[r] = row0 + r < N ? Delta[row0 + r] : 0.f;", "Di[r] = col0 + r < N ? Delta[col0 + r] : 0.f;"
+    )
+    failed = failures("fa2_bwd", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_an_off_by_one_in_the_backward_causal_mask_is_caught():
+    source = plant(
+        "fa2_bwd", "(causal && col0 + c > row0 + r + N_kv - N)", "(causal && col0 + c >= row0 + r + N_kv - N)"
+    )
+    failed = failures("fa2_bwd", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)

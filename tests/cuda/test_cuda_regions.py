@@ -9,6 +9,7 @@ CONTRACT = {
     "online_softmax.cu": ["setup", "init", "load", "new_max", "update", "write"],
     "fa2.cu": ["setup", "load_q", "load_kv", "scores", "update", "write_back"],
     "fa1.cu": ["setup", "load_kv", "load_q_carries", "scores", "update", "write_back"],
+    "fa2_bwd.cu": ["preprocess", "setup", "load_kv", "load_q", "recompute", "dv", "ds", "dq", "dk", "write_back"],
     "flash_decoding.cu": [
         "split_setup", "split_load_q", "split_load_kv", "split_scores", "split_update", "split_write",
         "combine_setup", "combine_m", "combine_l", "combine_acc", "combine_write",

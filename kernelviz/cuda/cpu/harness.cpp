@@ -1,10 +1,10 @@
 // Runs one kernel of this folder on the CPU through shim.h; kernelviz/cuda/cpu.py builds and drives it.
 //
-// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FD or -DKV_SOFTMAX (which kernel), and
+// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FA2_BWD, -DKV_FD or -DKV_SOFTMAX (which kernel), and
 // -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding and online softmax have Br = 1).
 // argv: BH N D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (Q has 1 row per BH for
-// flash decoding; online softmax reads X, one row of N scores per BH, and V); stdout: the outputs as float32, in
-// the order cpu.py reads them.
+// flash decoding; online softmax reads X, one row of N scores per BH, and V; FA2's backward reads Q, K, V, O, dO
+// and L); stdout: the outputs as float32, in the order cpu.py reads them.
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
 // a read past an input gives NaN in the answer, and a write past an output, or an output element never written,
@@ -85,6 +85,29 @@ int run(const Args& a) {
     kvshim::launch(fa2<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), L.ptr(), a.N,
                    a.scale, a.causal);
     return finish({&Q, &K, &V}, {&O, &L});
+}
+#endif
+
+#ifdef KV_FA2_BWD
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    size_t rows = size_t(a.BH) * a.N;
+    Buffer Q("Q", rows * D), K("K", Q.n), V("V", Q.n), O("O", Q.n), dO("dO", Q.n), L("L", rows);
+    Buffer Delta("D", rows), dQ("dQ", Q.n), dK("dK", Q.n), dV("dV", Q.n);
+    Q.read(), K.read(), V.read(), O.read(), dO.read(), L.read();
+    dim3 block{unsigned(a.threads), 1, 1};
+    kvshim::launch(fa2_bwd_preprocess<Br, D>, dim3{unsigned((a.N + Br - 1) / Br), unsigned(a.BH), 1}, block,
+                   a.schedule, O.ptr(), dO.ptr(), Delta.ptr(), dQ.ptr(), a.N);
+    kvshim::watch(dQ.ptr(), dQ.n);  // blocks j share dQ: only atomicAdd may change it now
+    kvshim::launch(fa2_bwd<Br, Bc, D>, dim3{unsigned((a.N + Bc - 1) / Bc), unsigned(a.BH), 1}, block, a.schedule,
+                   Q.ptr(), K.ptr(), V.ptr(), dO.ptr(), L.ptr(), Delta.ptr(), dQ.ptr(), dK.ptr(), dV.ptr(), a.N,
+                   a.N, a.scale, a.causal);
+    if (long bad = kvshim::unwatch(); bad >= 0) {
+        std::fprintf(stderr, "not atomic: dQ[%ld] was changed by a plain store, not atomicAdd (on a GPU the blocks "
+                     "that add into it race, and updates are lost)\n", bad);
+        return 3;
+    }
+    return finish({&Q, &K, &V, &O, &dO, &L}, {&Delta, &dQ, &dK, &dV});
 }
 #endif
 

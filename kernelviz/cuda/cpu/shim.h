@@ -9,12 +9,19 @@
 //   forward   one at a time, thread 0 first, each until its next barrier: deterministic;
 //   backward  the same, last thread first.
 // A kernel that leaves out a __syncthreads() it needs gives a wrong answer under forward or backward every time.
+//
+// atomicAdd(float*, float) is atomic across the threads of a block, which run at once under Schedule::threads:
+// one lock serializes every atomicAdd. Blocks never overlap here, so two blocks cannot lose each other's update
+// as they can on a GPU; instead the harness may `watch` an output that blocks share (FA2 backward's dQ): it keeps
+// a shadow copy that only atomicAdd also adds into, in the same order, and an element that differs from its shadow
+// afterwards was changed by a plain store, which on a GPU races with the other blocks' adds (a lost update).
 #pragma once
 
 #include <algorithm>
 #include <barrier>
 #include <cmath>
 #include <condition_variable>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -129,3 +136,36 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
 }  // namespace kvshim
 
 inline void __syncthreads() { kvshim::sync_now->wait(kvshim::thread_rank); }
+
+namespace kvshim {
+
+// Memory that blocks share and may change only through atomicAdd: [base, base + shadow.size()).
+struct Watched {
+    float* base = nullptr;
+    std::vector<float> shadow;
+};
+inline std::mutex atomic_lock;
+inline Watched watched;
+
+// Watch `n` floats from `base`: from now on they may change only through atomicAdd (see the top of this file).
+inline void watch(float* base, size_t n) { watched = {base, std::vector<float>(base, base + n)}; }
+
+// The index of the first watched float that a plain store changed, or -1; stops watching.
+inline long unwatch() {
+    long bad = -1;
+    for (size_t k = 0; k < watched.shadow.size() && bad < 0; k++)
+        if (std::memcmp(&watched.base[k], &watched.shadow[k], sizeof(float)) != 0) bad = long(k);
+    watched = {};
+    return bad;
+}
+
+}  // namespace kvshim
+
+inline float atomicAdd(float* address, float value) {
+    std::lock_guard lock(kvshim::atomic_lock);
+    float old = *address;
+    *address = old + value;
+    auto& w = kvshim::watched;
+    if (w.base && address >= w.base && address < w.base + w.shadow.size()) w.shadow[address - w.base] += value;
+    return old;
+}

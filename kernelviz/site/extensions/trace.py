@@ -21,12 +21,14 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
                                            backward pass, the standard backward's, which reads back a stored P)
     trace.peak_sram                        bytes of SRAM of the largest block, as the ledger models it
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
-                                           these sizes (fa1, fa2, fd_split, fd_combine, online_softmax: the host's
-                                           formula, kernels.shared_bytes, which the tests hold equal to ptxas's)
+                                           these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
+                                           fa2_bwd_preprocess, fa2_bwd: the host's formula, kernels.shared_bytes,
+                                           which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
                                            T = ceil(N/b)
 
-The CUDA numbers exist for fa1, fa2, flash-decoding and online-softmax-output (b is the kernel's tile, d its D).
+The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (b is the kernel's tile,
+d its D).
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -196,6 +198,7 @@ CUDA_KERNELS = {
     "fa2": "fa2",
     "flash-decoding": "flash_decoding",
     "online-softmax-output": "online_softmax",
+    "fa2-backward": "fa2_bwd",
 }
 
 
