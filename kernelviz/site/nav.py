@@ -1,6 +1,6 @@
 """The navigation: the planned pages in order, each a link when its page exists and "coming" when not.
 
-Positions (front matter ``nav``): 0 the overview, then the four kernel pages, numbered as the reader meets them.
+Positions (front matter ``nav``): 0 the overview, then the kernel pages, numbered as the reader meets them.
 A page with a position beyond the plan joins the nav under its title.
 """
 
@@ -11,7 +11,8 @@ PLANNED = (
     (1, "online-softmax", "Online softmax"),
     (2, "flash-attention-1", "Flash Attention 1"),
     (3, "flash-attention-2", "Flash Attention 2"),
-    (4, "flash-decoding", "Flash decoding"),
+    (4, "flash-attention-2-backward", "Flash Attention 2 backward"),
+    (5, "flash-decoding", "Flash decoding"),
 )
 
 

@@ -3,7 +3,7 @@
 A page is YAML front matter between ``---`` lines, then Markdown (see ``markdown``). Front matter:
 
     title: Flash Attention 2          # the page's h1 and <title> (required)
-    nav: 3                            # nav position: 0 overview, 1 online softmax, 2 FA1, 3 FA2, 4 flash decoding
+    nav: 3                            # nav: 0 overview, 1 online softmax, 2 FA1, 3 FA2, 4 FA2 backward, 5 decoding
     prerequisites: [How attention works, online-softmax]   # a string that is a page slug becomes a link
     scripts: [explorer]               # extra entry bundles to load: assets/NAME.js
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}            # sizes for {{ trace.EXPR }} (extensions.trace)

@@ -2,7 +2,13 @@
 (its worker is not needed to draw, play or resize a figure, and loading it costs the 2 shared cores), and reading
 the figure as it stands."""
 
-KERNEL_PAGES = ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"]
+KERNEL_PAGES = [
+    "online-softmax",
+    "flash-attention-1",
+    "flash-attention-2",
+    "flash-attention-2-backward",
+    "flash-decoding",
+]
 SCREENS = {"1366x768": {"width": 1366, "height": 768}, "1920x1080": {"width": 1920, "height": 1080}}
 
 

@@ -10,7 +10,14 @@ from pathlib import Path
 import pytest
 
 SLUGS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.md"))
-NAV = ["Overview", "1. Online softmax", "2. Flash Attention 1", "3. Flash Attention 2", "4. Flash decoding"]
+NAV = [
+    "Overview",
+    "1. Online softmax",
+    "2. Flash Attention 1",
+    "3. Flash Attention 2",
+    "4. Flash Attention 2 backward",
+    "5. Flash decoding",
+]
 
 
 def open_page(page, url):

@@ -1,4 +1,4 @@
-"""The four kernel pages as the tests read them: their editors, run at any sizes, and the figure replayed step by
+"""The kernel pages as the tests read them: their editors, run at any sizes, and the figure replayed step by
 step. Shared by the page tests and the browser tests."""
 
 import json
@@ -22,6 +22,7 @@ KERNEL_PAGES = {
     "online-softmax": "online-softmax",
     "flash-attention-1": "fa1",
     "flash-attention-2": "fa2",
+    "flash-attention-2-backward": "fa2-backward",
     "flash-decoding": "flash-decoding",
 }
 
@@ -33,7 +34,7 @@ def trace_args(slug, sizes, d=4):
     if algo == "flash-decoding":
         return [algo, "--N", "1", "--N-kv", str(sizes["N"]), "--d", str(d), "--Br", "1", "--Bc", str(sizes["Bc"]),
                 "--splits", str(sizes["splits"]), "--json"]  # fmt: skip
-    if algo in ("fa1", "fa2"):
+    if algo in ("fa1", "fa2", "fa2-backward"):
         return [algo, "--N", str(sizes["N"]), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc", str(sizes["Bc"])] + [
             "--json"
         ]

@@ -25,6 +25,8 @@ def step_count(slug, s):
         return 2 + cdiv(s["N"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
         return 1 + 3 * s["splits"] + 3 * cdiv(s["N"], s["Bc"]) + 5  # per split 3, per tile 3, the combine 5
+    if slug == "flash-attention-2-backward":  # preprocess 2 a block; main: zoom, load, 7 a block of rows, write
+        return 1 + 2 * cdiv(s["N"], s["Br"]) + cdiv(s["N"], s["Bc"]) * (3 + 7 * cdiv(s["N"], s["Br"]))
     return 1 + 3 * cdiv(s["N"], s["Bc"]) + 1  # online softmax: per tile 3, then the write
 
 
@@ -32,6 +34,7 @@ DEFAULTS = {
     "online-softmax": {"N": 8, "Bc": 2},
     "flash-attention-1": {"N": 8, "Br": 4, "Bc": 4},
     "flash-attention-2": {"N": 8, "Br": 4, "Bc": 4},
+    "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
 }
 # Other sizes, ragged ones (a last tile shorter than the others) included.
@@ -39,6 +42,7 @@ SIZES = {
     "online-softmax": [{"N": 5, "Bc": 3}, {"N": 12, "Bc": 4}],
     "flash-attention-1": [{"N": 10, "Br": 4, "Bc": 4}, {"N": 7, "Br": 2, "Bc": 3}],
     "flash-attention-2": [{"N": 10, "Br": 4, "Bc": 4}, {"N": 12, "Br": 6, "Bc": 4}, {"N": 5, "Br": 2, "Bc": 3}],
+    "flash-attention-2-backward": [{"N": 10, "Br": 4, "Bc": 3}, {"N": 5, "Br": 2, "Bc": 3}],
     "flash-decoding": [
         {"N": 10, "Bc": 4, "splits": 3},
         {"N": 24, "Bc": 4, "splits": 6},
@@ -294,7 +298,12 @@ def test_the_library_draws_what_the_kernel_records_not_copies_of_it():
 
 # ---- CUDA blocks, and the pages as the builder builds them ----
 
-FIRST_BLOCK = {"flash-attention-2": {"i": 0}, "flash-decoding": {"s": 0}, "flash-attention-1": {"j": 0, "i": 0}}
+FIRST_BLOCK = {
+    "flash-attention-2": {"i": 0},
+    "flash-decoding": {"s": 0},
+    "flash-attention-1": {"j": 0, "i": 0},
+    "flash-attention-2-backward": {"j": 0, "i": 0},
+}
 
 
 @pytest.mark.parametrize("slug", FIRST_BLOCK)
@@ -340,3 +349,21 @@ def test_the_kernel_pages_build_in_strict_mode_with_every_binding_a_key(tmp_path
         assert [(int(k), key) for k, key in bullets] == [(page.index(b), b) for b in page.bullets()]
         cuda = re.findall(r'<details class="kv-cuda" data-step="(\d+)" data-step-key="([^"]+)"', html)
         assert cuda == [(str(page.index(c["step"])), c["step"]) for c in page.cuda_blocks() if "step" in c]
+
+
+def test_fa2_backward_dq_is_read_from_hbm_and_written_back_darker_at_every_tile_of_keys(pages):
+    """The atomic add as the figure draws it: dQ0 flies from HBM into registers (its bytes read), and back, a shade
+    darker for each tile of keys added in (its bytes written): a read and a write of the tile, as the ledger counts."""
+    page = pages("flash-attention-2-backward")
+    tile = 4 * 4 * 4  # Br rows of d = 4 float32
+    for j in (0, 1):
+        read, add = f"read dQ j={j} i=0", f"add dQ j={j} i=0"
+        assert page.counter(read) - page.counter(page.index(read) - 1) == tile
+        assert page.counter(add) - page.counter(read) == tile
+        start, end = page.items(read, "start"), page.items(read, "end")
+        (flown,) = [i for i in moved(page, read) if start[i]["label"] == "dQ0"]
+        (hbm,) = {box(i) for i in page.items("write D,dQ i=0") if i["label"] == "dQ0" and i["w"] > 0}  # zeroed
+        assert box(start[flown]) == hbm and box(end[flown]) != hbm
+        end = page.items(add, "end")
+        (back,) = [i for i in moved(page, add) if end[i]["label"] == "dQ0"]
+        assert box(end[back]) == hbm and end[back]["fill"] == f"@q-{j + 1}"

@@ -65,6 +65,18 @@ SOURCES = {
         "Stanford CRFM blog, October 2023",
         "https://crfm.stanford.edu/2023/10/12/flashdecoding.html",
     ),
+    "triton-attention": Source(
+        "Philippe Tillet and the Triton authors",
+        "Fused Attention (Triton tutorial 06): forward and backward, with Delta = rowsum(dO * O)",
+        "Triton documentation",
+        "https://triton-lang.org/main/getting-started/tutorials/06-fused-attention.html",
+    ),
+    "flash-attn": Source(
+        "Tri Dao and contributors",
+        "flash-attention: the FlashAttention kernels (flash_bwd_kernel: dq_accum with atomic adds)",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention",
+    ),
     "cuda-guide": Source(
         "NVIDIA",
         "CUDA C++ Programming Guide: shared memory, synchronization and the memory hierarchy",

@@ -29,6 +29,10 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
 
 The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (b is the kernel's tile,
 d its D).
+
+``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
+tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
+trace.bytes.*, trace.read_bytes.*, trace.write_bytes.* and trace.ratio_standard, and the sizes.
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -170,10 +174,15 @@ def _attention(algo, spec):
         known = [*attention.ALGORITHMS, *SOFTMAX, "online-softmax-output"]
         raise ValueError(f"algo must be one of {', '.join(known)}, got {algo!r}")
     dtype = spec.pop("dtype", "float32")
+    closed_form = spec.pop("closed_form", False)
     _sizes(spec, ATTENTION, ("N", "d", "Br", "Bc"))
     if "n_splits" in spec and algo != "flash-decoding":
         raise ValueError("n_splits is a flash-decoding size")
     sizes = {"N_kv": spec["N"], "heads": 1, **spec}
+    if closed_form is True:
+        return _closed_form(algo, sizes, dtype)
+    if closed_form is not False:
+        raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
     rng = np.random.default_rng(0)
     q = rng.standard_normal((sizes["heads"], sizes["N"], sizes["d"]), dtype=np.float32)
     k, v = (rng.standard_normal((sizes["heads"], sizes["N_kv"], sizes["d"]), dtype=np.float32) for _ in "kv")
@@ -190,6 +199,34 @@ def _attention(algo, spec):
     )
     if algo in CUDA_KERNELS:
         out["cuda"] = cuda_numbers(CUDA_KERNELS[algo], sizes["N_kv"], sizes["d"], (sizes["Br"], sizes["Bc"]), sizes)
+    return out
+
+
+def _closed_form(algo, sizes, dtype):
+    """The byte numbers of `algo` at `sizes` from its closed form in ``formulas`` (held equal to its ledger by the
+    tests), for sizes too large to run at every build: bytes.*, read_bytes.*, write_bytes.* and ratio_standard."""
+    from kernelviz.attention import FORMULAS
+
+    baseline = "standard-backward" if algo.endswith("-backward") else "standard"
+    extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
+    args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
+    common = dict(N_kv=sizes["N_kv"], causal=sizes.get("causal", False), batch_heads=sizes["heads"])
+    common["itemsize"] = 2 if dtype == "float16" else 4
+    per = FORMULAS[algo](*args, **common, **extra)
+    standard = FORMULAS[baseline](*args, **common)
+    total = sum(rw["read"] + rw["write"] for rw in per.values())
+    out = {key: v for key, v in sizes.items() if key != "causal"}
+    out.update(
+        read_bytes={t: rw["read"] for t, rw in per.items()},
+        write_bytes={t: rw["write"] for t, rw in per.items()},
+        bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
+        ratio_standard=sum(rw["read"] + rw["write"] for rw in standard.values()) / total,
+    )
+    out["bytes"].update(
+        total=total,
+        read=sum(out["read_bytes"].values()),
+        write=sum(out["write_bytes"].values()),
+    )
     return out
 
 
