@@ -27,7 +27,7 @@ BUILTINS = frozenset(
     re.findall(
         r"\S+",
         "threadIdx blockIdx blockDim gridDim __syncthreads expf exp fmaxf fminf logf log sqrtf rsqrtf min max INFINITY "
-        "__int_as_float",
+        "__int_as_float atomicAdd",
     )
 )
 TYPES = r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*(?:int|float|bool|long|double|char|void|auto)\b"

@@ -86,7 +86,9 @@ def step_list(page_html):
     return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
 
 
-@pytest.mark.parametrize("slug", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"])
+@pytest.mark.parametrize(
+    "slug", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-attention-2-backward", "flash-decoding"]
+)
 def test_every_step_of_every_kernel_page_has_its_cuda_block_with_its_own_indices(site, slug):
     page = site[f"{slug}.html"]
     steps = step_list(page)

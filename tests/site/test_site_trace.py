@@ -94,3 +94,28 @@ def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, messag
     result, _ = build_site({"b.md": f"---\ntitle: B\ntrace: {spec}\n---\n{{{{ trace.N }}}} {{{{ trace.Tr }}}}\n"})
     (w,) = result.warnings
     assert w.line == 1 and message in w.message
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        {"algo": "fa2-backward", "N": 9, "N_kv": 13, "d": 3, "Br": 4, "Bc": 5, "causal": True},
+        {"algo": "standard-backward", "N": 8, "d": 4, "Br": 4, "Bc": 4},
+        {"algo": "fa2", "N": 7, "d": 2, "Br": 3, "Bc": 2, "dtype": "float16", "heads": 2},
+    ],
+)
+def test_closed_form_numbers_are_the_ledgers(spec):
+    """closed_form: true gives, without running, the byte numbers that running the ledger gives."""
+    ran, closed = trace.compute(spec), trace.compute({**spec, "closed_form": True})
+    for key in ("bytes", "read_bytes", "write_bytes", "ratio_standard", "N", "d"):
+        assert closed[key] == pytest.approx(ran[key]), key
+    with pytest.raises(ValueError, match="closed_form must be true or false"):
+        trace.compute({**spec, "closed_form": "yes"})
+
+
+def test_a_backward_is_measured_against_the_standard_backward():
+    numbers = trace.compute({"algo": "fa2-backward", "N": 8, "d": 4, "Br": 4, "Bc": 4})
+    std = formulas.total(formulas.standard_backward(8, 4, 4, 4))
+    assert numbers["ratio_standard"] == pytest.approx(std / numbers["bytes"]["total"])
+    assert numbers["reads"]["dQ"] == 2 and numbers["writes"]["dQ"] == 3  # 2 tiles of keys add into it; 1 zeroing
+    assert numbers["cuda"]["shared_bytes"] == {"fa2_bwd_preprocess": 0, "fa2_bwd": 4 * (4 * 16 + 2 * 16 + 2 * 16 + 8)}
