@@ -24,7 +24,17 @@ import pytest
 
 from tests.browser.figure_page import KERNEL_PAGES, open_figure, without_python
 
-PAGES = ["index", "overview", *KERNEL_PAGES, "figlib", "fa1.cu", "fa2.cu", "flash_decoding.cu", "online_softmax.cu"]
+PAGES = [
+    "index",
+    "overview",
+    *KERNEL_PAGES,
+    "figlib",
+    "fa1.cu",
+    "fa2.cu",
+    "fa2_bwd.cu",
+    "flash_decoding.cu",
+    "online_softmax.cu",
+]
 STEP = 5
 
 # Everything wrong with the page as printed now (under print media), as sentences.

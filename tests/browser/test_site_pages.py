@@ -61,13 +61,13 @@ def test_the_nav_links_each_page_and_marks_the_current_one(page, site_url):
         assert page.locator(".kv-nav a[aria-current='page']").inner_text() == text
 
 
-def test_the_home_page_lists_the_five_pages(page, site_url):
+def test_the_home_page_lists_the_pages_of_the_nav(page, site_url):
     open_page(page, f"{site_url}/index.html")
     entries = page.locator(".kv-contents > li")
-    assert entries.count() == 5
-    titles = [entries.nth(n).locator("a, .kv-contents-title").first.inner_text() for n in range(5)]
+    assert entries.count() == len(NAV)
+    titles = [entries.nth(n).locator("a, .kv-contents-title").first.inner_text() for n in range(len(NAV))]
     assert titles == NAV
-    for n in range(5):
+    for n in range(len(NAV)):
         assert entries.nth(n).locator("p").inner_text().strip(), f"{NAV[n]} has no description"
 
 
