@@ -46,6 +46,8 @@ FLOP_FORMULAS = {  # the closed-form FLOP count each one's ledger.flops meets
     "fa1": flops.fa1,
     "fa2": flops.fa2,
     "flash-decoding": flops.flash_decoding,
+    "fa2-backward": flops.fa2_backward,
+    "standard-backward": flops.standard_backward,
 }
 
 __all__ = [

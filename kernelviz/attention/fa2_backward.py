@@ -29,13 +29,18 @@ Q, K, V, O, dO, dK and dV are in the storage dtype; the arithmetic is float32.
 
 A fully masked row (causal with N > N_kv: the first N - N_kv rows see no key) has L = -inf and O = 0: its P is 0,
 so it adds nothing to dK and dV and its dQ row stays 0.
+
+FLOPs (``ledger.flops``, the kinds of ``ledger.Flops``; closed form ``flops.fa2_backward``): the preprocess does 2rd
+other per block of r rows (dO * O, the row sum); each visited tile of r rows and c keys does five products, 10rcd
+matmul (S recomputed, dV, dP, dQ, dK), rc exp (P), and 4rc + 2rd + 3cd other (scale S, S - L, dP - D, P * (..),
+scale and add into dQ, add into dV, scale and add into dK).
 """
 
 import numpy as np
 
 from ._backward import BackwardResult, check_backward
 from ._inputs import STAT_BYTES, positive_int, safe_max, scores, tiles, visible_tiles
-from .ledger import Ledger
+from .ledger import EXP, OTHER, Ledger
 
 KERNEL, PREPROCESS = "fa2_bwd", "fa2_bwd_preprocess"
 DQ_BYTES = 4  # dQ accumulates in float32 in HBM
@@ -85,6 +90,7 @@ def flash_attention_2_backward(
         ledger.read("O", i, (r1 - r0) * d * s, step=0, **at)
         ledger.read("dO", i, (r1 - r0) * d * s, step=0, **at)
         D[:, r0:r1] = (do[:, r0:r1].astype(f32) * o[:, r0:r1].astype(f32)).sum(-1)
+        ledger.flops.add(OTHER, 2 * bh * (r1 - r0) * d)  # dO * O, the row sum
         dq[:, r0:r1] = 0
         ledger.write("D", i, (r1 - r0) * STAT_BYTES, step=0, **at)
         ledger.write("dQ", i, (r1 - r0) * d * DQ_BYTES, step=0, **at)
@@ -108,14 +114,23 @@ def flash_attention_2_backward(
             for name, nbytes in (("Q", rows * d * s), ("dO", rows * d * s), ("L", rows * 4), ("D", rows * 4)):
                 ledger.read(name, i, nbytes, step=step, **at)
             Qi, dOi = q[:, r0:r1], do[:, r0:r1].astype(f32)
-            Pij = np.exp(scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal) - L[:, r0:r1, None])
+            flops = ledger.flops
+            Pij = np.exp(scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, flops) - L[:, r0:r1, None])
             dVj += np.matmul(Pij.transpose(0, 2, 1), dOi)
             dPij = np.matmul(dOi, Vj.transpose(0, 2, 1))
             dSij = Pij * (dPij - D[:, r0:r1, None])
+            flops.add(EXP, Pij.size)
+            flops.add(OTHER, 3 * Pij.size + dVj.size)  # S - L, dP - D, P * (...); the add into dVj
+            flops.matmul(Pij.transpose(0, 2, 1).shape, dOi.shape)
+            flops.matmul(dOi.shape, Vj.transpose(0, 2, 1).shape)
             ledger.read("dQ", i, rows * d * DQ_BYTES, step=step, **at)  # the atomic add: read ...
             dq[:, r0:r1] += f32(scale) * np.matmul(dSij, Kj)
+            flops.matmul(dSij.shape, Kj.shape)
+            flops.add(OTHER, 2 * bh * rows * d)  # scale, add
             ledger.write("dQ", i, rows * d * DQ_BYTES, step=step, **at)  # ... and write the tile
             dKj += f32(scale) * np.matmul(dSij.transpose(0, 2, 1), Qi.astype(f32))
+            flops.matmul(dSij.transpose(0, 2, 1).shape, Qi.shape)
+            flops.add(OTHER, 2 * dKj.size)  # scale, add
         dk[:, c0:c1], dv[:, c0:c1] = dKj.astype(dt), dVj.astype(dt)
         ledger.write("dK", j, (c1 - c0) * d * s, step=step + 1, **at)
         ledger.write("dV", j, (c1 - c0) * d * s, step=step + 1, **at)

@@ -84,3 +84,25 @@ def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, batch_heads=
     flops["other"] += 4 * n_splits * N + 2 * n_splits * N * d + N * d
     flops["exp"] += n_splits * N
     return _scale(flops, batch_heads)
+
+
+def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
+    """The preprocess, 2 N d other (dO * O and its row sum); then per visited tile of r rows and c keys five products
+    (S recomputed, dV, dP, dQ, dK: 10rcd matmul), P = exp(S - L) (rc exp), and 4rc + 2rd + 3cd other: scale S,
+    S - L, dP - D, P * (dP - D); scale and add into dQ; add into dV; scale and add into dK."""
+    flops = count(other=2 * N * d)
+    for r, c in visited(N, Br, Bc, N_kv, causal):
+        flops["matmul"] += 10 * r * c * d
+        flops["exp"] += r * c
+        flops["other"] += 4 * r * c + 2 * r * d + 3 * c * d
+    return _scale(flops, batch_heads)
+
+
+def standard_backward(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
+    """Four products over the whole N x N_kv (dV, dP, dQ, dK: 8 N N_kv d matmul), the softmax's backward (4 N N_kv
+    other), each tile's product added into its accumulator (dV and dK: Tr N_kv d each; dQ: Tc N d) and dQ, dK
+    scaled (N d + N_kv d). Nothing is skipped under a causal mask; P is read back, not recomputed."""
+    N_kv = N if N_kv is None else N_kv
+    nn, Tr, Tc = N * N_kv, cdiv(N, Br), cdiv(N_kv, Bc)
+    other = 4 * nn + 2 * Tr * N_kv * d + Tc * N * d + N * d + N_kv * d
+    return _scale(count(8 * nn * d, 0, other), batch_heads)

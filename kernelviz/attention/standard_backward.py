@@ -13,6 +13,11 @@ above the diagonal, as the standard forward stored it). P is the forward's, roun
 recomputed here from Q and K, which gives the values the standard forward wrote, and counted as the reads of the
 stored P that it stands for (the forward's write of P is counted in the forward's ledger, ``standard``).
 
+FLOPs (``ledger.flops``; closed form ``flops.standard_backward``): four products, 8 N N_kv d matmul; the softmax's
+backward 4 N N_kv other (P * dP, its row sum, dP - rowsum, P * (..)); each tile's product added into its
+accumulator (Tr N_kv d for dV and dK each, Tc N d for dQ), and dQ and dK scaled (N d, N_kv d). The P it reads back
+is the forward's work, not counted here.
+
 HBM traffic: P read twice, dP written and read once, dS written once and read twice (3 N x N_kv tensors, 6 passes
 over N * N_kv elements); Q read once per tile of keys, K and V once per block of query rows, dO once per tile of
 keys and once more; dQ, dK, dV written once.
@@ -22,7 +27,7 @@ import numpy as np
 
 from ._backward import BackwardResult, check_backward
 from ._inputs import positive_int, safe_max, scores, tiles
-from .ledger import Ledger
+from .ledger import OTHER, Ledger
 
 
 def standard_attention_backward(
@@ -66,6 +71,8 @@ def standard_attention_backward(
             ledger.read("P", (i, j), tile(i, j), step=i, **at)
             ledger.read("dO", i, (r1 - r0) * d * s, step=i, **at)
             acc += np.matmul(P[:, r0:r1, c0:c1].astype(f32).transpose(0, 2, 1), do[:, r0:r1].astype(f32))
+            ledger.flops.matmul((bh, c1 - c0, r1 - r0), (bh, r1 - r0, d))
+            ledger.flops.add(OTHER, acc.size)
         dv[:, c0:c1] = acc.astype(dt)
         ledger.write("dV", j, (c1 - c0) * d * s, step=len(row_tiles), **at)
 
@@ -75,6 +82,7 @@ def standard_attention_backward(
         for j, (c0, c1) in enumerate(kv_tiles):
             ledger.read("V", j, (c1 - c0) * d * s, step=j + 1, **at)
             dP[:, r0:r1, c0:c1] = np.matmul(do[:, r0:r1].astype(f32), v[:, c0:c1].astype(f32).transpose(0, 2, 1))
+            ledger.flops.matmul((bh, r1 - r0, d), (bh, d, c1 - c0))
             ledger.write("dP", (i, j), tile(i, j), step=j + 1, **at)
 
     for i, (r0, r1) in enumerate(row_tiles):  # kernel softmax_bwd: dS = P * (dP - rowsum(P * dP))
@@ -84,6 +92,7 @@ def standard_attention_backward(
             ledger.read("dP", (i, j), tile(i, j), step=j, **at)
         Pi, dPi = P[:, r0:r1].astype(f32), dP[:, r0:r1].astype(f32)
         dS[:, r0:r1] = Pi * (dPi - (Pi * dPi).sum(-1, keepdims=True))
+        ledger.flops.add(OTHER, 4 * Pi.size)
         for j in range(len(kv_tiles)):
             ledger.write("dS", (i, j), tile(i, j), step=len(kv_tiles) + j, **at)
 
@@ -95,7 +104,10 @@ def standard_attention_backward(
             ledger.read("dS", (i, j), tile(i, j), step=j, **at)
             ledger.read("K", j, (c1 - c0) * d * s, step=j, **at)
             acc += np.matmul(dS[:, r0:r1, c0:c1].astype(f32), k[:, c0:c1].astype(f32))
+            ledger.flops.matmul((bh, r1 - r0, c1 - c0), (bh, c1 - c0, d))
+            ledger.flops.add(OTHER, acc.size)
         dq[:, r0:r1] = (f32(scale) * acc).astype(dt)
+        ledger.flops.add(OTHER, acc.size)
         ledger.write("dQ", i, (r1 - r0) * d * s, step=len(kv_tiles), **at)
 
     dk = np.empty(k.shape, dt)
@@ -106,7 +118,10 @@ def standard_attention_backward(
             ledger.read("dS", (i, j), tile(i, j), step=i, **at)
             ledger.read("Q", i, (r1 - r0) * d * s, step=i, **at)
             acc += np.matmul(dS[:, r0:r1, c0:c1].astype(f32).transpose(0, 2, 1), q[:, r0:r1].astype(f32))
+            ledger.flops.matmul((bh, c1 - c0, r1 - r0), (bh, r1 - r0, d))
+            ledger.flops.add(OTHER, acc.size)
         dk[:, c0:c1] = (f32(scale) * acc).astype(dt)
+        ledger.flops.add(OTHER, acc.size)
         ledger.write("dK", j, (c1 - c0) * d * s, step=len(row_tiles), **at)
     params = dict(Br=Br, Bc=Bc, causal=causal, dtype=dt.name, scale=scale)
     return BackwardResult(dq, dk, dv, ledger, "standard-backward", params)
