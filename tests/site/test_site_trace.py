@@ -107,7 +107,7 @@ def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, messag
 def test_closed_form_numbers_are_the_ledgers(spec):
     """closed_form: true gives, without running, the byte numbers that running the ledger gives."""
     ran, closed = trace.compute(spec), trace.compute({**spec, "closed_form": True})
-    for key in ("bytes", "read_bytes", "write_bytes", "ratio_standard", "N", "d"):
+    for key in ("bytes", "read_bytes", "write_bytes", "ratio_standard", "flops", "N", "d"):
         assert closed[key] == pytest.approx(ran[key]), key
     with pytest.raises(ValueError, match="closed_form must be true or false"):
         trace.compute({**spec, "closed_form": "yes"})
@@ -118,4 +118,5 @@ def test_a_backward_is_measured_against_the_standard_backward():
     std = formulas.total(formulas.standard_backward(8, 4, 4, 4))
     assert numbers["ratio_standard"] == pytest.approx(std / numbers["bytes"]["total"])
     assert numbers["reads"]["dQ"] == 2 and numbers["writes"]["dQ"] == 3  # 2 tiles of keys add into it; 1 zeroing
+    assert numbers["flops"]["matmul"] == 5 * 2 * 8 * 8 * 4  # five products of 8 x 8 x 4: S again, dV, dP, dQ, dK
     assert numbers["cuda"]["shared_bytes"] == {"fa2_bwd_preprocess": 0, "fa2_bwd": 4 * (4 * 16 + 2 * 16 + 2 * 16 + 8)}

@@ -20,6 +20,7 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
     trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
                                            backward pass, the standard backward's, which reads back a stored P)
     trace.peak_sram                        bytes of SRAM of the largest block, as the ledger models it
+    trace.flops.matmul, .exp, .other, .total   floating-point operations counted as the run did them (attention)
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
                                            fa2_bwd_preprocess, fa2_bwd: the host's formula, kernels.shared_bytes,
@@ -32,7 +33,7 @@ d its D).
 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
-trace.bytes.*, trace.read_bytes.*, trace.write_bytes.* and trace.ratio_standard, and the sizes.
+trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes.
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -192,6 +193,7 @@ def _attention(algo, spec):
     baseline = "standard-backward" if algo.endswith("-backward") else "standard"
     standard = attention.ALGORITHMS[baseline](q, k, v, **options).ledger
     out = numbers(ledger, {key: v for key, v in sizes.items() if key != "causal"})
+    out["flops"] = {**ledger.flops.by_kind, "total": ledger.total_flops}
     out.update(
         Tr=-(-sizes["N"] // sizes["Br"]),
         Tc=-(-sizes["N_kv"] // sizes["Bc"]),
@@ -205,7 +207,7 @@ def _attention(algo, spec):
 def _closed_form(algo, sizes, dtype):
     """The byte numbers of `algo` at `sizes` from its closed form in ``formulas`` (held equal to its ledger by the
     tests), for sizes too large to run at every build: bytes.*, read_bytes.*, write_bytes.* and ratio_standard."""
-    from kernelviz.attention import FORMULAS
+    from kernelviz.attention import FLOP_FORMULAS, FORMULAS
 
     baseline = "standard-backward" if algo.endswith("-backward") else "standard"
     extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
@@ -227,6 +229,9 @@ def _closed_form(algo, sizes, dtype):
         read=sum(out["read_bytes"].values()),
         write=sum(out["write_bytes"].values()),
     )
+    common.pop("itemsize")
+    flops = FLOP_FORMULAS[algo](*args, **common, **extra)
+    out["flops"] = {**flops, "total": sum(flops.values())}
     return out
 
 
