@@ -82,3 +82,16 @@ def test_every_default_launch_fits_the_registers_of_what_nvrtc_builds(kernel):
     for d, launches in plans.items():
         assert {launch.name for launch in launches} <= set(limits)
         kernels.plan(kernel, 2, 130, d, n_splits=2, thread_limits=limits)  # raises ThreadLimitError if not
+
+
+@pytest.mark.parametrize("tiles, d", [((16, 32), 64), ((8, 16), 128), ((7, 5), 13)])
+def test_the_backward_ledger_models_the_shared_memory_the_kernel_declares(tiles, d):
+    """FA2 backward's ledger holds, per block of its main kernel, the tiles fa2_bwd.cu declares (float32)."""
+    import numpy as np
+
+    from kernelviz.attention import flash_attention_2_backward
+
+    q = np.ones((1, 3, d))
+    ledger = flash_attention_2_backward(q, q, q, q, q, np.zeros((1, 3)), Br=tiles[0], Bc=tiles[1]).ledger
+    assert sum(ledger.sram["fa2_bwd"].values()) == kernels.shared_bytes("fa2_bwd", tiles, d)[1]
+    assert sum(ledger.sram["fa2_bwd_preprocess"].values()) == kernels.shared_bytes("fa2_bwd", tiles, d)[0] == 0
