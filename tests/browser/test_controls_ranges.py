@@ -7,7 +7,14 @@ import json
 
 import pytest
 
-PAGES = ["overview", "online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"]
+PAGES = [
+    "overview",
+    "online-softmax",
+    "flash-attention-1",
+    "flash-attention-2",
+    "flash-attention-2-backward",
+    "flash-decoding",
+]
 
 # What each control applies, as a JS expression over `el` (the input) that gives a number.
 SETTING = "((s) => { const v = s.settings[el.name]; return typeof v === 'object' ? "

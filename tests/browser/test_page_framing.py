@@ -45,7 +45,9 @@ def test_the_causal_entry_shows_only_with_causal_masking(page, site_url):
     assert page.locator(".kvx-legend li[data-look='masked']").is_visible()
 
 
-@pytest.mark.parametrize("name", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"])
+@pytest.mark.parametrize(
+    "name", ["online-softmax", "flash-attention-1", "flash-attention-2", "flash-attention-2-backward", "flash-decoding"]
+)
 def test_the_canvas_settings_sit_above_the_figure_with_readable_names_and_units(page, site_url, name):
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.goto(f"{site_url}/{name}.html")

@@ -15,7 +15,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = ["index", "overview", "online-softmax", "flash-attention-1", "flash-attention-2", "flash-decoding"]
+PAGES = [
+    "index",
+    "overview",
+    "online-softmax",
+    "flash-attention-1",
+    "flash-attention-2",
+    "flash-attention-2-backward",
+    "flash-decoding",
+]
 SCREENS = {
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "tablet": {"viewport": {"width": 820, "height": 1180}},
