@@ -76,7 +76,8 @@ def _text(rows, args):
         f"roofline: N={args.N} N_kv={args.N_kv or args.N} d={args.d} Br={args.Br} Bc={args.Bc} "
         f"batch*heads={args.batch_heads} causal={args.causal} dtype={args.dtype}"
     )
-    lines = [head, f"{'algorithm':<16}{'bytes':>12}{'FLOPs':>12}{'FLOP/B':>9}  " + "  ".join(
+    name = max(16, *(len(row["algorithm"]) + 1 for row in rows))  # the widest name, and a space
+    lines = [head, f"{'algorithm':<{name}}{'bytes':>12}{'FLOPs':>12}{'FLOP/B':>9}  " + "  ".join(
         f"{GPUS[key].name + ': bound, time':<34}" for key in rows[0]["bounds"])]  # fmt: skip
     for row in rows:
         cells = [
@@ -85,7 +86,7 @@ def _text(rows, args):
         ]
         intensity = next(iter(row["bounds"].values()))["intensity"]
         work = sum(row["flops"].values())
-        lines.append(f"{row['algorithm']:<16}{size(row['bytes']):>12}{work:>12.3g}{intensity:>9.1f}  " + "  ".join(
+        lines.append(f"{row['algorithm']:<{name}}{size(row['bytes']):>12}{work:>12.3g}{intensity:>9.1f}  " + "  ".join(
             f"{c:<34}" for c in cells))  # fmt: skip
     lines.append(
         "time: a lower bound (the busiest unit at its peak); TF/s: the FLOP rate a kernel at that bound attains"
