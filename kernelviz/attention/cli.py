@@ -3,10 +3,11 @@
 Prints bytes per tensor and direction, the total, its ratio to standard attention and to the compulsory minimum
 (both from the closed forms in ``formulas``, which the tests hold equal to the measured ledgers; for a backward pass,
 to the standard backward, which reads back the P its forward stored, and to the backward's minimum), and the FLOPs
-by kind. A backward pass's table and JSON are the backward's alone.
-``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and lse where the
-algorithm has one (a backward pass: also the dO it drew and dq, dk, dv), so that anyone can check the result
-independently, to that file exactly. ``--gpu KEY`` adds where the run sits on that GPU's roofline
+by kind. A backward pass's table and JSON are the backward's alone. For fa1 and fa2 it also gives the K/V tiles
+each block of Br query rows visits (``blocks.tiles_per_block``: all of them, or with --causal those the mask does
+not hide entirely). ``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and
+lse where the algorithm has one (a backward pass: also the dO it drew and dq, dk, dv), so that anyone can check the
+result independently, to that file exactly. ``--gpu KEY`` adds where the run sits on that GPU's roofline
 (``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
@@ -36,7 +37,7 @@ def add_arguments(parser):
     parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
     parser.add_argument("--N", type=_positive, required=True, help="query rows (and keys, unless --N-kv)")
     parser.add_argument("--N-kv", type=_positive, dest="N_kv", help="keys and values (default: N)")
-    parser.add_argument("--d", type=_positive, required=True, help="head dimension")
+    parser.add_argument("--d", type=_positive, default=64, help="head dimension (default 64)")
     parser.add_argument("--Br", type=_positive, default=64, help="query rows per tile (default 64)")
     parser.add_argument("--Bc", type=_positive, default=64, help="keys per tile (default 64)")
     parser.add_argument("--splits", type=_positive, help="flash decoding: K/V splits (default min(4, tiles))")
@@ -55,7 +56,7 @@ def main(args):
 
     import numpy as np
 
-    from . import ALGORITHMS, footprint, formulas
+    from . import ALGORITHMS, blocks, footprint, formulas
 
     n_kv = args.N_kv or args.N
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
@@ -101,6 +102,8 @@ def main(args):
         from kernelviz.roofline import bound, gpu
 
         report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, gpu(args.gpu))
+    if args.algo in ("fa1", "fa2"):
+        report["kv_tiles_per_block"] = blocks.tiles_per_block(result)
     if args.save:
         arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
         if result.lse is not None:
@@ -174,6 +177,12 @@ def _table(report):
         lines.append(
             f"on {roof['gpu']}: {roof['intensity']:.2f} FLOP/B, bound by {roof['bound']}, at least "
             f"{roof['lower_bound_s'] * 1e6:.3g} µs ({roof['attained_flops_per_s'] / 1e12:.3g} TFLOP/s at that bound)"
+        )
+    if "kv_tiles_per_block" in report:
+        visits = report["kv_tiles_per_block"]
+        lines.append(
+            f"K/V tiles per block of query rows: {visits[0]} tiles (the first block) to {visits[-1]} tiles "
+            f"(the last of {len(visits)} blocks), {sum(visits):,} tiles in all"
         )
     return "\n".join(lines)
 

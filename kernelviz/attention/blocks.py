@@ -1,0 +1,68 @@
+"""The work per block of query rows, read from a ledger, and how long a grid of such blocks takes on a fixed
+number of SMs.
+
+``tiles_per_block(result)``: for FlashAttention 1 and 2, how many K/V tiles each block i of Br query rows visits
+(computes a score tile with), counted from the ledger's transfers of one (batch, head):
+    fa2  the K tiles block i reads (one K read per tile it visits);
+    fa1  the times Q tile i is read (once per K/V tile that visits it).
+Without masking every block visits Tc = ceil(N_kv / Bc) tiles; with causal masking (bottom-right aligned) block i
+visits the tiles that start at or before the last key its last row sees, so the top blocks do the least work.
+
+``finish_time(work, sms, order)``: the blocks of a grid, given as their work (e.g. tiles visited; every tile costs
+the same), are dealt in `order` to `sms` SMs, one block at a time per SM, each block going to the SM that frees
+first (ties: the lowest-numbered SM), as a GPU's block scheduler does. Returns the time the last block ends, in
+units of one tile. With causal masking, the index order (``range(Tr)``) starts the light blocks first and leaves
+the heaviest for last; the reverse order (heaviest first, as FlashAttention 2's causal kernels launch them) fills
+the gaps with the light ones. Every SM can finish no sooner than ``lower_bound(work, sms)``.
+"""
+
+import heapq
+
+from ._inputs import positive_int
+
+
+def tiles_per_block(result):
+    """[tiles visited by block 0, block 1, ...] of an fa1 or fa2 AttentionResult, from its ledger, for (batch,
+    head) 0. Raises ValueError for another algorithm."""
+    ledger = result.ledger
+    if result.algorithm == "fa2":
+        blocks = ledger.tile_counts("Q")  # every block reads its Q tile once, visiting or not
+        visits = {i: 0 for i in blocks}
+        for t in ledger.transfers:
+            if t.tensor == "K" and t.direction == "read" and t.bh == 0:
+                visits[t.block] += 1
+    elif result.algorithm == "fa1":
+        blocks = ledger.tile_counts("O", "write")  # every block's O is initialized (written) at step 0
+        reads = ledger.tile_counts("Q")
+        visits = {i: reads.get(i, 0) for i in blocks}
+    else:
+        raise ValueError(f"tiles_per_block: expected an fa1 or fa2 result, got {result.algorithm!r}")
+    return [visits[i] for i in sorted(visits)]
+
+
+def lower_bound(work, sms):
+    """No schedule of `work` on `sms` SMs ends before max(the largest block, the total work spread evenly)."""
+    sms = positive_int("sms", sms)
+    return max(max(work, default=0), -(-sum(work) // sms))
+
+
+def finish_time(work, sms, order=None):
+    """The time the last of the blocks with work `work` ends when dealt in `order` (default: index order) to `sms`
+    SMs, each block to the SM that frees first. Raises ValueError for a bad `sms` or an `order` that is not a
+    permutation of the blocks."""
+    sms = positive_int("sms", sms)
+    order = list(range(len(work))) if order is None else list(order)
+    if sorted(order) != list(range(len(work))):
+        raise ValueError(f"order: expected a permutation of the {len(work)} blocks, got {order!r}")
+    free = [(0, sm) for sm in range(sms)]  # (time the SM frees, SM)
+    end = 0
+    for i in order:
+        t, sm = heapq.heappop(free)
+        heapq.heappush(free, (t + work[i], sm))
+        end = max(end, t + work[i])
+    return end
+
+
+def heaviest_first(work):
+    """The blocks in decreasing order of work, ties in reverse index order (for causal masking: Tr-1, ..., 0)."""
+    return sorted(range(len(work)), key=lambda i: (-work[i], -i))
