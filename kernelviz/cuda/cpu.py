@@ -89,17 +89,17 @@ def run(
 ):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
-    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (flash decoding: q is (BH, 1,
-    D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k, v, o, do and lse (BH, N); scale
-    defaults to 1/sqrt(D); tiles (Br, Bc) default to kernels.default_tiles; `threads` per block; `schedule` one of
-    SCHEDULES (see cpu/shim.h); `source` replaces the .cu text. Raises, before running, SharedMemoryError if the
-    tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers allow on one;
-    KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ, which blocks
-    share; see cpu/shim.h)."""
+    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (FA1, FA2: k and v are (BH,
+    N_kv, D); flash decoding: q is (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k,
+    v, o, do and lse (BH, N); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to kernels.default_tiles; `threads`
+    per block; `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the .cu text. Raises, before running,
+    SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers
+    allow on one; KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ,
+    which blocks share; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
     arrays = [np.ascontiguousarray(x, dtype=np.float32) for x in arrays]
-    bh, n, d = kernels.sizes(kernel, arrays)
+    bh, n, d, n_kv = kernels.sizes(kernel, arrays)
     tiles = tuple(tiles or kernels.default_tiles(kernel, d))
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same checks as on a GPU ...
     if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
@@ -107,7 +107,7 @@ def run(
         kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=_thread_limits(kernel, names, source))
     scale = 1.0 / np.sqrt(d) if scale is None else scale
     exe = build(kernel, [(*tiles, d)], source)
-    argv = [exe, bh, n, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
+    argv = [exe, bh, n, n_kv, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
     try:
         done = subprocess.run(
             [str(a) for a in argv],

@@ -4,10 +4,11 @@ Both backends, the CPU shim (`cpu.py`) and the GPU (`launch.py`), take their lau
 that a GPU would refuse fails the same way on the CPU, before anything runs: tiles beyond the shared memory of a
 block, more threads per block than the compiled kernel's registers allow, a grid beyond CUDA's limits.
 
-Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per
-(batch·head). Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D). FA2's backward
-(fa2_bwd) reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and writes D (BH, N), dQ, dK, dV. The inputs and outputs
-are named as in the kernels (see `inputs` and `outputs`).
+Shapes: Q, K, V are float32 (BH, N, D), except flash decoding's Q, which is (BH, 1, D): one query row per (batch·head),
+and FA1's and FA2's K and V, which are (BH, N_kv, D): N_kv keys (any number, 0 included, with causal masking aligned
+bottom-right) for N query rows. Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D).
+FA2's backward (fa2_bwd) reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and writes D (BH, N), dQ, dK, dV. The inputs and
+outputs are named as in the kernels (see `inputs` and `outputs`).
 """
 
 import math
@@ -174,29 +175,35 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
     return launches
 
 
-def inputs(kernel, bh, n, d):
-    """{name: shape} of what `kernel` reads, in the order the kernels' arguments list them."""
+def inputs(kernel, bh, n, d, n_kv=None):
+    """{name: shape} of what `kernel` reads, in the order the kernels' arguments list them; `n_kv` (default n):
+    FA1's and FA2's keys."""
     if kernel == "online_softmax":
         return {"X": (bh, n), "V": (bh, n, d)}
     if kernel == "fa2_bwd":
         return {name: (bh, n, d) for name in ("Q", "K", "V", "O", "dO")} | {"L": (bh, n)}
-    return {"Q": (bh, 1 if kernel == "flash_decoding" else n, d), "K": (bh, n, d), "V": (bh, n, d)}
+    if kernel == "flash_decoding":
+        return {"Q": (bh, 1, d), "K": (bh, n, d), "V": (bh, n, d)}
+    n_kv = n if n_kv is None else n_kv
+    return {"Q": (bh, n, d), "K": (bh, n_kv, d), "V": (bh, n_kv, d)}
 
 
 def sizes(kernel, arrays):
-    """(BH, N, D) of `kernel`'s inputs `arrays` (anything with .shape, in the order of `inputs`; V is (BH, N, D)).
-    Raises ValueError naming the input whose shape is wrong."""
+    """(BH, N, D, N_kv) of `kernel`'s inputs `arrays` (anything with .shape, in the order of `inputs`; V is
+    (BH, N_kv, D)): N is the kernel's argument N (FA1, FA2: Q's rows; flash decoding, online softmax: the keys) and
+    N_kv = N but for FA1 and FA2. Raises ValueError naming the input whose shape is wrong."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
     names = list(inputs(kernel, 1, 1, 1))
     if len(arrays) != len(names) or len(arrays[names.index("V")].shape) != 3:
         shapes = [tuple(x.shape) for x in arrays]
         raise ValueError(f"{kernel} takes {', '.join(names)} (V of shape (BH, N, D)), got arrays of shapes {shapes}")
-    bh, n, d = arrays[names.index("V")].shape
-    for (name, shape), x in zip(inputs(kernel, bh, n, d).items(), arrays, strict=True):
+    bh, n_kv, d = arrays[names.index("V")].shape
+    n = arrays[0].shape[1] if kernel in ("fa1", "fa2") and len(arrays[0].shape) == 3 else n_kv
+    for (name, shape), x in zip(inputs(kernel, bh, n, d, n_kv).items(), arrays, strict=True):
         if tuple(x.shape) != shape:
             raise ValueError(f"{kernel}: {name} has shape {tuple(x.shape)}, expected {shape}")
-    return bh, n, d
+    return bh, n, d, n_kv
 
 
 def outputs(kernel, bh, n, d, n_splits=1):
@@ -217,15 +224,17 @@ def outputs(kernel, bh, n, d, n_splits=1):
     }
 
 
-def arguments(kernel, n, scale, causal=False, n_splits=1):
+def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None):
     """Each launch's arguments, in the order of its __global__ signature: arrays by name (the names of `inputs`
-    and `outputs`) and scalars as np.int32 (C int) or np.float32 (C float). The GPU launcher fills the names
-    in with device arrays; the tests check the kinds against the compiled kernels' signatures."""
+    and `outputs`) and scalars as np.int32 (C int) or np.float32 (C float); `n_kv` (default n): FA1's and FA2's
+    keys. The GPU launcher fills the names in with device arrays; the tests check the kinds against the compiled
+    kernels' signatures."""
     n32, scale32 = np.int32(n), np.float32(scale)
+    n_kv32 = np.int32(n if n_kv is None else n_kv)
     if kernel == "fa2":
-        return [("Q", "K", "V", "O", "L", n32, scale32, np.int32(bool(causal)))]
+        return [("Q", "K", "V", "O", "L", n32, n_kv32, scale32, np.int32(bool(causal)))]
     if kernel == "fa1":
-        return [("Q", "K", "V", "O", "l", "m", n32, scale32, np.int32(bool(causal)))]
+        return [("Q", "K", "V", "O", "l", "m", n32, n_kv32, scale32, np.int32(bool(causal)))]
     if kernel == "online_softmax":
         return [("X", "V", "O", "m_out", "d_out", n32)]
     if kernel == "fa2_bwd":  # N_kv = N: the host runs it on square attention, as the forward kernels

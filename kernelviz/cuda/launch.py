@@ -119,7 +119,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     import cupy
 
     arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in arrays]
-    bh, n, d = kernels.sizes(kernel, arrays)
+    bh, n, d, n_kv = kernels.sizes(kernel, arrays)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit())
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits)
@@ -128,10 +128,10 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     fns = [function(kernel, name, names) for name in names]
     for launch, fn in zip(launches, fns, strict=True):
         check_function(launch, fn, reserved_shared())
-    arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d), arrays, strict=True)), **out}
+    arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
-        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits)
+        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv)
     ]
     calls = [
         (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)

@@ -2,7 +2,8 @@
 shim, and tabulate the results (what ptxas says about them is compile.py's table).
 
 The error measure is attention/'s: max |o - o_ref| over max |o_ref|, at most TOL, with the reference computed from the
-same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|). Online softmax is
+same float32 inputs the kernel read. L (and FA1's m + log l) is held to TOL relative to max(1, |lse|), and is -inf
+exactly where the reference's is (a row that sees no key under causal masking with N > N_kv). Online softmax is
 held to the same measures against `softmax_fp64`: its O, and m + log d against the row's logsumexp. FA2's backward is
 held to rel_err on each of dQ, dK, dV against `attention_backward_fp64` (the gradient through the softmax's Jacobian)
 and on D against rowsum(dO * O) in float64, given O and L from the float64 forward, rounded to float32.
@@ -35,16 +36,18 @@ class Check:
         return bool(self.error <= TOL)
 
 
-def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False):
-    """Random float32 q, k, v; q has one row per (batch·head) when `decode`. For kernel "online_softmax": x, v,
-    with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3). For "fa2_bwd": q, k, v, o, do,
-    lse, with o and lse the float64 forward of q, k, v (with `causal` masking) rounded to float32, do random."""
+def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False, n_kv=None):
+    """Random float32 q, k, v; k and v have `n_kv` rows (default n); q has one row per (batch·head) when `decode`. For
+    kernel "online_softmax": x, v, with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3).
+    For "fa2_bwd": q, k, v, o, do, lse, with o and lse the float64 forward of q, k, v (with `causal` masking) rounded to
+    float32, do random."""
     rng = np.random.default_rng(seed)
     if kernel == "online_softmax":
         x = (3 * rng.standard_normal((bh, n))).astype(np.float32)
         return x, rng.standard_normal((bh, n, d)).astype(np.float32)
     q = rng.standard_normal((bh, 1 if decode else n, d)).astype(np.float32)
-    k, v = (rng.standard_normal((bh, n, d)).astype(np.float32) for _ in range(2))
+    n_kv = n if n_kv is None else n_kv
+    k, v = (rng.standard_normal((bh, n_kv, d)).astype(np.float32) for _ in range(2))
     if kernel == "fa2_bwd":
         o, lse = (x.astype(np.float32) for x in attention_fp64(q, k, v, causal=causal))
         return q, k, v, o, rng.standard_normal((bh, n, d)).astype(np.float32), lse
@@ -60,11 +63,15 @@ def rel_err(x, ref):
 
 
 def lse_err(x, ref):
-    """max |x - ref| / max(1, max |ref|); inf if x is not finite."""
-    x = np.asarray(x, dtype=np.float64)
-    if not np.isfinite(x).all():
+    """max |x - ref| / max(1, max |ref|) over the finite entries of ref; inf if x is not finite there, or is not
+    -inf where ref is -inf (a row that sees no key)."""
+    x, ref = np.asarray(x, dtype=np.float64), np.asarray(ref, dtype=np.float64)
+    empty = np.isneginf(ref)
+    if not np.isneginf(x[empty]).all() or not np.isfinite(x[~empty]).all():
         return float("inf")
-    return float(np.abs(x - ref).max() / max(1.0, float(np.abs(ref).max())))
+    if empty.all():
+        return 0.0
+    return float(np.abs(x[~empty] - ref[~empty]).max() / max(1.0, float(np.abs(ref[~empty]).max())))
 
 
 def softmax_fp64(x, v):
@@ -89,7 +96,10 @@ def error(kernel, out, *arrays, causal=False):
         d_ref = (do.astype(np.float64) * o).sum(-1)
         errors = [rel_err(out[name], g) for name, g in zip(("dQ", "dK", "dV"), grads, strict=True)]
         return max(rel_err(out["D"], d_ref), *errors)
-    o_ref, lse_ref = attention_fp64(*arrays, causal=causal)
+    if arrays[1].shape[1] == 0:  # an empty cache: every row sees no key
+        o_ref, lse_ref = np.zeros(arrays[0].shape), np.full(arrays[0].shape[:2], -np.inf)
+    else:
+        o_ref, lse_ref = attention_fp64(*arrays, causal=causal)
     err = rel_err(out["O"], o_ref)
     if kernel == "fa2":
         err = max(err, lse_err(out["L"], lse_ref))
@@ -100,7 +110,8 @@ def error(kernel, out, *arrays, causal=False):
 
 
 def checks(backend=None, shapes=SHAPES, progress=False, **options):
-    """Run every kernel on `shapes` with and without causal masking (flash decoding: for each of SPLITS; online
+    """Run every kernel on `shapes` with and without causal masking (FA1 and FA2 also causal against fewer and
+    more keys than queries: N_kv = ceil(N/2) and 2N) (flash decoding: for each of SPLITS; online
     softmax: once) on
     `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks. `progress`: a bar of the
     runs on a terminal when they take seconds (``kernelviz.progress``)."""
@@ -113,9 +124,11 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
             for kernel in kernels.KERNELS:
                 decode = kernel == "flash_decoding"
                 for variant in variants(kernel):
-                    arrays = inputs(bh, n, d, decode, kernel=kernel, causal=variant.get("causal", False))
+                    n_kv = variant.pop("n_kv", lambda n: n)(n)
+                    arrays = inputs(bh, n, d, decode, kernel=kernel, causal=variant.get("causal", False), n_kv=n_kv)
                     out = run(kernel, *arrays, **variant, **options)
                     option = "causal" if variant.get("causal") else "full"
+                    option += f" N_kv={n_kv}" if n_kv != n else ""
                     option = f"splits={variant['n_splits']}" if decode else option
                     err = error(kernel, out, *arrays, causal=variant.get("causal", False))
                     found.append(Check(kernel, backend, (bh, n, d), option, err))
@@ -129,15 +142,18 @@ def variants(kernel):
         return [{"n_splits": s} for s in SPLITS]
     if kernel == "online_softmax":
         return [{}]
-    return [{"causal": False}, {"causal": True}]
+    if kernel == "fa2_bwd":
+        return [{"causal": False}, {"causal": True}]
+    fewer, more = (lambda n: -(-n // 2)), (lambda n: 2 * n)  # FA1, FA2: also fewer and more keys than queries
+    return [{"causal": False}, {"causal": True}, {"causal": True, "n_kv": fewer}, {"causal": True, "n_kv": more}]
 
 
 def table(found):
     """The Checks as a text table, one line each."""
-    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<10}{'rel. error':>12}  result"]
+    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<18}{'rel. error':>12}  result"]
     for c in found:
         shape = ", ".join(map(str, c.shape))
         lines.append(
-            f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<10}{c.error:>12.2e}  {'ok' if c.ok else 'FAIL'}"
+            f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<18}{c.error:>12.2e}  {'ok' if c.ok else 'FAIL'}"
         )
     return "\n".join(lines)

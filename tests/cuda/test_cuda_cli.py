@@ -25,7 +25,10 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
 def test_verify_runs_every_kernel_on_the_cpu(capsys):
     assert main(["verify", "--backend", "cpu"]) == 0
     out = capsys.readouterr().out
-    assert "80 passed, 0 failed" in out and "FAIL" not in out
+    # 8 shapes x (online softmax once, flash decoding at 3 splits, FA2's backward full and causal, FA1 and FA2: full,
+    # causal, causal with N_kv = ceil(N/2) and with N_kv = 2N)
+    assert "112 passed, 0 failed" in out and "FAIL" not in out
+    assert "causal N_kv=65" in out and "causal N_kv=260" in out
 
 
 def test_verify_without_a_gpu_says_why(capsys, monkeypatch):

@@ -36,6 +36,48 @@ def test_fa1_matches_reference(n, d, causal):
     assert lse_err(lse, lse_ref) <= TOL
 
 
+# The forward kernels' shapes with causal masking and fewer (rows that see no key) or more keys than queries,
+# bottom-right aligned as in attention/; N_kv not a multiple of the tiles, and the default tiles (32, 32) at d = 16, 64.
+KEYS = [(130, 65), (130, 260), (64, 1), (7, 64), (1, 130), (100, 37)]  # (N, N_kv)
+
+
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+@pytest.mark.parametrize("d", DS)
+@pytest.mark.parametrize("n, n_kv", KEYS)
+def test_causal_against_a_cache_of_another_length(kernel, n, n_kv, d):
+    q, k, v = qkv(2, n, d, seed=10, n_kv=n_kv)
+    out = cpu.run(kernel, q, k, v, causal=True)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=True)
+    assert rel_err(out["O"], o_ref) <= TOL
+    lse = out["L"] if kernel == "fa2" else out["m"].astype(np.float64) + np.log(out["l"])
+    assert lse_err(lse, lse_ref) <= TOL
+    blind = max(0, n - n_kv)  # rows r with r + N_kv - N < 0 see no key: O is 0 (not NaN), L is -inf
+    assert np.isneginf(lse_ref[:, :blind]).all() and np.isfinite(lse_ref[:, blind:]).all()
+    assert (out["O"][:, :blind] == 0).all()
+    assert np.isneginf(lse[:, :blind]).all() and np.isfinite(lse[:, blind:]).all()
+
+
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+@pytest.mark.parametrize("n, n_kv", [(130, 65), (37, 90)])
+def test_without_the_mask_against_a_cache_of_another_length(kernel, n, n_kv):
+    q, k, v = qkv(2, n, 16, seed=11, n_kv=n_kv)
+    out = cpu.run(kernel, q, k, v, tiles=(16, 8))
+    assert rel_err(out["O"], attention_fp64(q, k, v)[0]) <= TOL
+
+
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+def test_an_empty_cache_gives_zeros(kernel, causal):
+    """N_kv = 0: every row sees no key. O is 0 and L is -inf (FA1: l = 0, m = -inf), written, not left unset."""
+    q, k, v = qkv(2, 9, 16, seed=12, n_kv=0)
+    out = cpu.run(kernel, q, k, v, causal=causal)
+    assert (out["O"] == 0).all()
+    if kernel == "fa2":
+        assert np.isneginf(out["L"]).all()
+    else:
+        assert (out["l"] == 0).all() and np.isneginf(out["m"]).all()
+
+
 def split_reference(q, k, v, n_splits):
     """Per split s, in float64: m_s, l_s and the unnormalized O_s over keys [s*S, s*S + S), S = ceil(N/n_splits)."""
     bh, n, d = k.shape

@@ -31,10 +31,11 @@ def remove_sync(kernel, waits_for):
     return source.replace(lines[0], "")
 
 
-def failures(kernel, source, n=130, d=16, **options):
-    """The schedules under which `kernel` built from `source` fails the harness (empty: it passes)."""
+def failures(kernel, source, n=130, d=16, n_kv=None, **options):
+    """The schedules under which `kernel` built from `source` fails the harness (empty: it passes); `n_kv` keys
+    (default n) for FA1 and FA2."""
     decode = kernel == "flash_decoding"
-    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=options.get("causal", False))
+    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=options.get("causal", False), n_kv=n_kv)
     if kernel == "fa2_bwd":  # its outputs are D, dQ, dK, dV: held to verify's measure of them all
         return _failures(kernel, source, arrays, lambda out: error(kernel, out, *arrays, **options), **options)
     if kernel == "online_softmax":
@@ -96,8 +97,48 @@ def test_a_missing_syncthreads_is_caught(kernel, waits_for):
 
 
 def test_an_off_by_one_in_the_causal_mask_is_caught():
-    source = plant("fa2", "(causal && col0 + c > row0 + r)", "(causal && col0 + c >= row0 + r)")
+    source = plant("fa2", "(causal && col0 + c > row0 + r + shift)", "(causal && col0 + c >= row0 + r + shift)")
     failed = failures("fa2", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+@pytest.mark.parametrize("n, n_kv", [(130, 65), (70, 200)])
+def test_the_unchanged_kernels_pass_against_a_cache_of_another_length(kernel, n, n_kv):
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
+    assert failures(kernel, source, n=n, n_kv=n_kv, causal=True) == []
+
+
+def test_a_row_that_sees_no_key_divided_by_its_zero_sum_is_caught():
+    """Without the guard, O = 0 / 0 = NaN for the N - N_kv rows that see no key."""
+    source = plant("fa2", "li[r] > 0.f ? Oi[r][k]/li[r] : 0.f;", "Oi[r][k]/li[r];")
+    assert failures("fa2", source, n=130, n_kv=130, causal=True) == []  # every row sees a key
+    failed = failures("fa2", source, n=130, n_kv=65, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize("n, n_kv", [(130, 130), (130, 65), (70, 200)])
+def test_a_tile_skipped_one_too_early_is_caught_in_fa2(n, n_kv):
+    """The block stops one K/V tile short of its diagonal: the keys its last rows see in that tile are lost."""
+    source = plant("fa2", "min(Tc, last/Bc + 1);", "min(Tc, last/Bc);")
+    failed = failures("fa2", source, n=n, n_kv=n_kv, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize("n, n_kv", [(130, 130), (130, 65), (70, 200)])
+def test_a_tile_skipped_one_block_too_early_is_caught_in_fa1(n, n_kv):
+    """The inner loop starts one block of Q later: the block holding the tile's diagonal never sees the tile."""
+    source = plant("fa1", "max(0, col0 - shift)/Br : 0;", "max(0, col0 - shift)/Br + 1 : 0;")
+    failed = failures("fa1", source, n=n, n_kv=n_kv, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize("kernel", ["fa1", "fa2"])
+def test_a_diagonal_mask_without_the_shift_is_caught(kernel):
+    """Masking as if N_kv = N (the rule before the kernels took another N_kv) fails when they differ."""
+    source = plant(kernel, "> row0 + r + shift);", "> row0 + r);")
+    assert failures(kernel, source, n=130, n_kv=130, causal=True) == []  # the same rule when N_kv = N
+    failed = failures(kernel, source, n=130, n_kv=200, causal=True)
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)
 
 
@@ -109,7 +150,7 @@ def test_an_off_by_one_write_past_the_last_row_is_caught():
 
 
 def test_an_off_by_one_read_past_the_last_key_is_caught():
-    source = plant("fa2", "bool in = col0 + c < N;", "bool in = col0 + c <= N;")
+    source = plant("fa2", "bool in = col0 + c < N_kv;", "bool in = col0 + c <= N_kv;")
     failed = failures("fa2", source)  # reads K, V row N: the guard zone's NaN reaches O through P = 0 times NaN
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)
 

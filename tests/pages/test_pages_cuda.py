@@ -57,7 +57,7 @@ def test_names_declared_out_of_view_would_be_caught():
     """The check above is not vacuous: the bare region of a loop body uses names it does not declare."""
     text = regions.region("fa2.cu#load_kv")
     declared = {d for line in text.splitlines() for d in scope.declares(line)}
-    assert {"col0", "tid", "Kj", "N", "D"} <= set(scope.uses(text)) - declared
+    assert {"col0", "tid", "Kj", "N_kv", "D"} <= set(scope.uses(text)) - declared
 
 
 def test_every_block_links_to_its_region_on_the_whole_kernels_page(site):

@@ -2,7 +2,8 @@
 //
 // Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FA2_BWD, -DKV_FD or -DKV_SOFTMAX (which kernel), and
 // -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding and online softmax have Br = 1).
-// argv: BH N D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (Q has 1 row per BH for
+// argv: BH N N_kv D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (K and V have N_kv rows
+// per BH for FA1 and FA2, N_kv = N for the others; Q has 1 row per BH for
 // flash decoding; online softmax reads X, one row of N scores per BH, and V; FA2's backward reads Q, K, V, O, dO
 // and L); stdout: the outputs as float32, in the order cpu.py reads them.
 //
@@ -62,7 +63,7 @@ struct Buffer {
 };
 
 struct Args {
-    int BH, N, D, Br, Bc, threads, causal, n_splits;
+    int BH, N, N_kv, D, Br, Bc, threads, causal, n_splits;
     kvshim::Schedule schedule;
     float scale;
 };
@@ -79,11 +80,12 @@ int finish(std::vector<Buffer*> inputs, std::vector<Buffer*> outputs) {
 #ifdef KV_FA2
 template <int Br, int Bc, int D>
 int run(const Args& a) {
-    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", Q.n), V("V", Q.n), O("O", Q.n), L("L", size_t(a.BH) * a.N);
+    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", size_t(a.BH) * a.N_kv * D), V("V", K.n), O("O", Q.n);
+    Buffer L("L", size_t(a.BH) * a.N);
     Q.read(), K.read(), V.read();
     dim3 grid{unsigned((a.N + Br - 1) / Br), unsigned(a.BH), 1}, block{unsigned(a.threads), 1, 1};
     kvshim::launch(fa2<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), L.ptr(), a.N,
-                   a.scale, a.causal);
+                   a.N_kv, a.scale, a.causal);
     return finish({&Q, &K, &V}, {&O, &L});
 }
 #endif
@@ -114,12 +116,12 @@ int run(const Args& a) {
 #ifdef KV_FA1
 template <int Br, int Bc, int D>
 int run(const Args& a) {
-    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", Q.n), V("V", Q.n), O("O", Q.n);
+    Buffer Q("Q", size_t(a.BH) * a.N * D), K("K", size_t(a.BH) * a.N_kv * D), V("V", K.n), O("O", Q.n);
     Buffer l("l", size_t(a.BH) * a.N), m("m", l.n);
     Q.read(), K.read(), V.read();
     dim3 grid{unsigned(a.BH), 1, 1}, block{unsigned(a.threads), 1, 1};
     kvshim::launch(fa1<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), l.ptr(), m.ptr(),
-                   a.N, a.scale, a.causal);
+                   a.N, a.N_kv, a.scale, a.causal);
     return finish({&Q, &K, &V}, {&O, &l, &m});
 }
 #endif
@@ -158,18 +160,18 @@ int run(const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 11) {
-        std::fprintf(stderr, "usage: %s BH N D Br Bc threads schedule causal n_splits scale\n", argv[0]);
+    if (argc != 12) {
+        std::fprintf(stderr, "usage: %s BH N N_kv D Br Bc threads schedule causal n_splits scale\n", argv[0]);
         return 2;
     }
     Args a;
-    a.BH = std::atoi(argv[1]), a.N = std::atoi(argv[2]), a.D = std::atoi(argv[3]);
-    a.Br = std::atoi(argv[4]), a.Bc = std::atoi(argv[5]), a.threads = std::atoi(argv[6]);
-    std::string schedule = argv[7];
+    a.BH = std::atoi(argv[1]), a.N = std::atoi(argv[2]), a.N_kv = std::atoi(argv[3]), a.D = std::atoi(argv[4]);
+    a.Br = std::atoi(argv[5]), a.Bc = std::atoi(argv[6]), a.threads = std::atoi(argv[7]);
+    std::string schedule = argv[8];
     a.schedule = schedule == "forward"    ? kvshim::Schedule::forward
                  : schedule == "backward" ? kvshim::Schedule::backward
                                           : kvshim::Schedule::threads;
-    a.causal = std::atoi(argv[8]), a.n_splits = std::atoi(argv[9]), a.scale = std::strtof(argv[10], nullptr);
+    a.causal = std::atoi(argv[9]), a.n_splits = std::atoi(argv[10]), a.scale = std::strtof(argv[11], nullptr);
     try {
 #define C(R, B, W) \
     if (a.Br == R && a.Bc == B && a.D == W) return run<R, B, W>(a);
