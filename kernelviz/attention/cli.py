@@ -10,6 +10,9 @@ lse where the algorithm has one (a backward pass: also the dO it drew and dq, dk
 result independently, to that file exactly. ``--gpu KEY`` adds where the run sits on that GPU's roofline
 (``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
 
+`kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
+--H-q 8 --H-kv 2 --splits 1 --d 64.
+
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
 that would not fit in what the machine has available.
 """
@@ -20,7 +23,7 @@ import math
 from kernelviz.commands.checks import non_negative, output_file
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward")
+NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
 
 
 def _positive(text):
@@ -33,20 +36,40 @@ def _positive(text):
 _positive.__name__ = "positive integer"
 
 
+def _lengths(text):
+    """Comma-separated positive integers: "5,17,9"."""
+    values = [int(x) for x in text.split(",")]
+    if not values or min(values) <= 0:
+        raise ValueError(text)
+    return values
+
+
+_lengths.__name__ = "list of lengths"
+
+
 def add_arguments(parser):
     parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
-    parser.add_argument("--N", type=_positive, required=True, help="query rows (and keys, unless --N-kv)")
+    parser.add_argument("--N", type=_positive, help="query rows (and keys, unless --N-kv); all but paged-decoding")
     parser.add_argument("--N-kv", type=_positive, dest="N_kv", help="keys and values (default: N)")
     parser.add_argument("--d", type=_positive, default=64, help="head dimension (default 64)")
     parser.add_argument("--Br", type=_positive, default=64, help="query rows per tile (default 64)")
     parser.add_argument("--Bc", type=_positive, default=64, help="keys per tile (default 64)")
-    parser.add_argument("--splits", type=_positive, help="flash decoding: K/V splits (default min(4, tiles))")
+    parser.add_argument(
+        "--splits",
+        type=_positive,
+        help="K/V splits: flash decoding (default min(4, tiles)), paged decoding (default 1)",
+    )
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
     parser.add_argument("--dtype", choices=("float32", "float16"), default="float32", help="storage dtype")
     parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=_positive, dest="sram_budget", help="SRAM bytes a block may use")
     parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100, h100, h200)")
+    paged = parser.add_argument_group("paged-decoding (instead of --N, --N-kv, --Br, --Bc, --causal, --batch-heads)")
+    paged.add_argument("--seq-lens", type=_lengths, dest="seq_lens", help="the batch's lengths, e.g. 5,17,9")
+    paged.add_argument("--page-size", type=_positive, dest="page_size", default=16, help="tokens a page (default 16)")
+    paged.add_argument("--H-q", type=_positive, dest="H_q", default=1, help="query heads (default 1)")
+    paged.add_argument("--H-kv", type=_positive, dest="H_kv", help="K/V heads, dividing H_q (default H_q)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
 
@@ -58,6 +81,13 @@ def main(args):
 
     from . import ALGORITHMS, blocks, footprint, formulas
 
+    if problem := _options_problem(args):
+        print(f"kernelviz trace: error: {problem}", file=sys.stderr)
+        return 2
+    if args.algo == "paged-decoding":
+        from .paged_trace import main as paged
+
+        return paged(args)
     n_kv = args.N_kv or args.N
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
@@ -130,6 +160,20 @@ def _gpu_problem(key):
     except ValueError as e:
         return str(e)
     return None
+
+
+def _options_problem(args):
+    """Which options do not go with the algorithm asked for (a sentence), or None."""
+    paged = args.algo == "paged-decoding"
+    if paged:
+        options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal), ("--gpu", args.gpu))
+        given = [name for name, value in options if value]
+        if given:
+            return f"paged-decoding takes --seq-lens, not {', '.join(given)}"
+        return None if args.seq_lens else "paged-decoding needs --seq-lens (the batch's lengths, e.g. 5,17,9)"
+    if args.seq_lens or args.H_kv:
+        return f"--seq-lens and --H-kv are paged-decoding options, not {args.algo}'s"
+    return None if args.N else f"{args.algo} needs --N (query rows)"
 
 
 def _memory_problem(args, n_kv, footprint):

@@ -23,8 +23,8 @@ from ._inputs import (
     AttentionResult,
     absorb,
     check_qkv,
+    combine,
     positive_int,
-    safe_max,
     scores,
     tiles,
     visible_tiles,
@@ -93,14 +93,7 @@ def flash_decoding(
         for step, name in enumerate(("m_partial", "l_partial", "O_partial")):
             for sp in range(n_splits):
                 ledger.read(name, (sp, i), rows * (d if name == "O_partial" else 1) * STAT_BYTES, step=step, **at)
-        m_g = m_part.max(0)
-        w = np.exp(m_part - safe_max(m_g))  # exp(m_s - m_g); 0 for empty splits
-        l_g = (w * l_part).sum(0)
-        acc = (w[..., None] * O_part).sum(0)
-        o[:, r0:r1] = (acc / np.where(l_g == 0, np.float32(1), l_g)[..., None]).astype(dt)
-        # max over splits; m_s - m_g; w * l and its sum; w * O_s and its sum; the division
-        ledger.flops.add("other", 4 * m_part.size + 2 * O_part.size + acc.size)
-        ledger.flops.add("exp", m_part.size)
+        o[:, r0:r1] = combine(m_part, l_part, O_part, ledger.flops).astype(dt)
         ledger.write("O", i, rows * d * s, step=3, **at)
     params = dict(Br=Br, Bc=Bc, n_splits=n_splits, causal=causal, dtype=dt.name, scale=scale)
     return AttentionResult(o, None, ledger, "flash-decoding", params)

@@ -106,3 +106,21 @@ def standard_backward(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     nn, Tr, Tc = N * N_kv, cdiv(N, Br), cdiv(N_kv, Bc)
     other = 4 * nn + 2 * Tr * N_kv * d + Tc * N * d + N * d + N_kv * d
     return _scale(count(8 * nn * d, 0, other), batch_heads)
+
+
+def paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits=1):
+    """Each decode block's pages, one online-softmax step of the g = H_q / H_kv rows of its group on each page's r
+    rows (the last page's fewer), for each K/V head; then per sequence either the finish of its H_q rows (one
+    split) or the combine of the n_splits partials of each of them (as flash decoding's)."""
+    g, flops = H_q // H_kv, count()
+    for n in seq_lens:
+        pages = _tiles(d, [(g, min(page_size, n - p * page_size)) for p in range(cdiv(n, page_size))])
+        for kind, value in pages.items():
+            flops[kind] += H_kv * value
+        if n_splits == 1:
+            flops["other"] += H_q * d + H_q
+            flops["exp"] += H_q
+        else:
+            flops["other"] += 4 * n_splits * H_q + 2 * n_splits * H_q * d + H_q * d
+            flops["exp"] += n_splits * H_q
+    return flops

@@ -194,3 +194,35 @@ def softmax(variant, N, rows=1, itemsize=4, d=0):
         return {"x": rw(x), "V": rw(N * d * itemsize), "o": rw(0, rows * d * itemsize)}
     passes = {"naive": 2, "safe": 3, "online": 2}[variant]
     return {"x": rw(passes * x), "y": rw(0, x)}
+
+
+def paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits=1, itemsize=4):
+    """Paged decoding over a batch of sequences of lengths `seq_lens` (one query token each), pages of `page_size`
+    tokens, H_q query heads in groups sharing H_kv K/V heads. Each of the batch * H_kv * n_splits decode blocks reads
+    its sequence's length and its g = H_q / H_kv query rows; together they read each of the sequence's pages once
+    per K/V head, with its block table entry (4 bytes), and of the last page only the rows the sequence fills: K and
+    V are read H_kv * sum(L) * d elements. n_splits = 1 writes O; otherwise float32 partials O, m, l (per query
+    head and split) are written, and read back once by the combine, which writes O. (The block table holds batch *
+    max_pages entries; only those of the sequences' pages are read.)"""
+    lens = list(seq_lens)
+    batch, s = len(lens), itemsize
+    pages = sum(cdiv(n, page_size) for n in lens)
+    kv = H_kv * sum(lens) * d * s
+    out = {
+        "Q": rw(n_splits * batch * H_q * d * s),
+        "K": rw(kv),
+        "V": rw(kv),
+        "block_table": rw(H_kv * pages * 4),
+        "seq_lens": rw(n_splits * batch * H_kv * 4),
+    }
+    if n_splits > 1:
+        partial_o, partial_stat = batch * H_q * n_splits * d * STAT, batch * H_q * n_splits * STAT
+        out.update(O_partial=rw(partial_o, partial_o), m_partial=rw(partial_stat, partial_stat))
+        out["l_partial"] = rw(partial_stat, partial_stat)
+    out["O"] = rw(0, batch * H_q * d * s)
+    return out
+
+
+def kv_bytes_per_token(H_kv, d, itemsize=2, layers=1):
+    """Bytes of K and V cached per token: 2 * H_kv * d * itemsize per layer (MHA: H_kv = H_q; MQA: H_kv = 1)."""
+    return 2 * H_kv * d * itemsize * layers

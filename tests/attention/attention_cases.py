@@ -4,6 +4,8 @@ import numpy as np
 
 from kernelviz.attention import ALGORITHMS
 
+# The algorithms on one (q, k, v) of shape (BH, N, d); paged decoding takes a batch in a paged cache instead.
+DENSE = [name for name in ALGORITHMS if name != "paged-decoding"]
 FLOAT32_TOL = 1e-5  # max |o - o_ref| over max |o_ref|, for float32 storage
 
 

@@ -29,6 +29,8 @@ def test_names():
         "naive_softmax",
         "online_softmax",
         "online_softmax_output",
+        "paged_decoding",
+        "random_batch",
         "safe_softmax",
         "standard_attention",
         "standard_attention_backward",
@@ -37,7 +39,7 @@ def test_names():
         list(attention.ALGORITHMS)
         == list(attention.FORMULAS)
         == list(attention.FLOP_FORMULAS)
-        == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward"]
+        == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding"]
     )
 
 
@@ -57,6 +59,9 @@ def test_signatures():
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",
         "online_softmax_output": "(x, v, b=4)",
+        "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
+        "sram_budget=None)",
+        "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
     }
     assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")
 
@@ -70,6 +75,7 @@ def test_formulas():
     assert str(inspect.signature(f.flash_decoding)) == (
         "(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
     )
+    assert str(inspect.signature(f.paged_decoding)) == "(seq_lens, d, page_size, H_q, H_kv, n_splits=1, itemsize=4)"
     assert str(inspect.signature(f.compulsory)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.compulsory_backward)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.q_rows_read)) == "(N, Br, Bc, N_kv=None, causal=False)"

@@ -3,13 +3,13 @@ float16: at most twice the error of standard attention run in float16, flash-att
 
 import numpy as np
 import pytest
-from attention_cases import FLOAT32_TOL, qkv, rel_err, run
+from attention_cases import DENSE, FLOAT32_TOL, qkv, rel_err, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelviz.attention import ALGORITHMS, attention_fp64, flash_decoding, standard_attention
+from kernelviz.attention import attention_fp64, flash_decoding, standard_attention
 
-NAMES = list(ALGORITHMS)
+NAMES = DENSE
 WITH_LSE = ["fa1", "fa2"]
 
 

@@ -43,8 +43,10 @@ def grammar(paths):
     site |= {"--editor-seconds": NUMBERS + ["inf", "nan"], "--editor-memory-mb": NUMBERS}
     return {
         "trace": (
-            ["standard", "fa1", "fa2", "flash-decoding", "fa3", "", "x"],
-            {**sizes, **flags, "--dtype": ["float16", "float64", ""], "--sram-budget": NUMBERS, "--save": paths},
+            ["standard", "fa1", "fa2", "flash-decoding", "paged-decoding", "fa3", "", "x"],
+            {**sizes, **flags, "--dtype": ["float16", "float64", ""], "--sram-budget": NUMBERS, "--save": paths}
+            | {o: NUMBERS for o in ("--page-size", "--H-q", "--H-kv")}
+            | {"--seq-lens": ["5,17,9", "1", "0", "3,,4", "", HUGE, f"1,{HUGE}"]},
         ),
         "run": (paths, {"--out": paths}),
         "build": ([], site),
@@ -95,7 +97,8 @@ def command_line(command, world):
     required = st.just([])
     if command == "trace":  # --N and --d, mostly small, so that most lines get past argparse
         size = st.one_of(st.sampled_from(["1", "3", "5"]), st.sampled_from(NUMBERS))
-        required = st.tuples(size, size).map(lambda nd: ["--N", nd[0], "--d", nd[1]])
+        rows = st.sampled_from([["--N"], ["--seq-lens"]])  # the dense algorithms' size, or paged decoding's
+        required = st.tuples(rows, size, size).map(lambda t: [*t[0], t[1], "--d", t[2]])
     if command in ("build", "serve"):  # always --pages: the default is the whole textbook, minutes to build
         required = st.sampled_from(world[2]).map(lambda pages: ["--pages", pages])
     stray = st.sampled_from([[], [], [], ["--bogus"]])

@@ -57,6 +57,33 @@ def test_named_traces_and_softmax_variants(build_site):
     assert got["trace.out.reads.x"] == "1" and got["trace.out.T"] == "4"
 
 
+def test_paged_decoding_numbers_match_the_formula(build_site):
+    """GQA against MHA at the same query heads: K/V bytes fall by g, from two runs of the ledger."""
+    front = (
+        "title: P\ntrace:\n  gqa: {algo: paged-decoding, seq_lens: [5, 17, 9], d: 8, page_size: 4, H_q: 8, H_kv: 2}\n"
+        "  mha: {algo: paged-decoding, seq_lens: [5, 17, 9], d: 8, page_size: 4, H_q: 8, n_splits: 2}"
+    )
+    body = (
+        "{{ trace.gqa.bytes.K }} {{ trace.gqa.bytes.total }} {{ trace.gqa.g }} {{ trace.gqa.pages }} "
+        "{{ trace.gqa.loads.block_table }} {{ trace.mha.bytes.K }} {{ trace.mha.kv_bytes_per_token }}\n"
+    )
+    result, out = build_site({"p.md": f"---\n{front}\n---\n{body}"})
+    assert result.warnings == []
+    got = spans((out / "p.html").read_text())
+    gqa = formulas.paged_decoding([5, 17, 9], 8, 4, 8, 2)
+    mha = formulas.paged_decoding([5, 17, 9], 8, 4, 8, 8, 2)
+    assert got == {
+        "trace.gqa.bytes.K": f"{gqa['K']['read']:,}",
+        "trace.gqa.bytes.total": f"{formulas.total(gqa):,}",
+        "trace.gqa.g": "4",
+        "trace.gqa.pages": "10",
+        "trace.gqa.loads.block_table": "20",  # 10 pages, each entry read once per K/V head
+        "trace.mha.bytes.K": f"{mha['K']['read']:,}",
+        "trace.mha.kv_bytes_per_token": "512",  # 2 x 8 heads x 8 x 4 B
+    }
+    assert int(got["trace.mha.bytes.K"].replace(",", "")) == 4 * gqa["K"]["read"]
+
+
 def test_placeholders_work_inside_math(build_site):
     front = "title: M\ntrace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}"
     result, out = build_site({"m.md": f"---\n{front}\n---\nK is read $T_r = {{{{ trace.Tr }}}}$ times.\n"})
@@ -88,6 +115,9 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
         ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, n_splits: 2}", "n_splits is a flash-decoding size"),
         ("{algo: fa2, N: 0, d: 4, Br: 4, Bc: 4}", "N must be at least 1"),
         ("{algo: safe-softmax, N: 8}", "missing b"),
+        ("{algo: paged-decoding, seq_lens: [4, 0], d: 4, page_size: 4}", "seq_lens must be a list of lengths"),
+        ("{algo: paged-decoding, seq_lens: [4], d: 4, page_size: 4, H_q: 3, H_kv: 2}", "not a multiple of H_kv"),
+        ("{algo: paged-decoding, seq_lens: [4], d: 4}", "missing page_size"),
     ],
 )
 def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, message):

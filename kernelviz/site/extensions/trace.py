@@ -9,8 +9,10 @@ The sizes come from the page's front matter, one run or several named ones:
 `algo` is an attention algorithm of ``kernelviz.attention.ALGORITHMS`` (standard, fa1, fa2, flash-decoding: N, d, Br,
 Bc required; optional N_kv (default N), n_splits (flash-decoding), causal (false), dtype (float32), heads (1)) or a
 softmax variant (naive-softmax, safe-softmax, online-softmax: N and b required, rows optional (1);
-online-softmax-output: N, b and d). Each runs once per build on random inputs of those sizes, and EXPR names one
-of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y, o, ...):
+online-softmax-output: N, b and d) or paged-decoding (seq_lens, a list of lengths, d and page_size required; H_q (1),
+H_kv (H_q), n_splits (1), dtype optional: a random batch, its pages scattered through the pool). Each runs once per
+build on random inputs of those sizes, and EXPR names one of its numbers (T is a tensor of its ledger: Q, K, V, O,
+L, S, P, m, l, O_partial, block_table, x, y, o, ...):
 
     trace.reads.T, trace.writes.T          times T is read / written in full (bytes moved over T's size)
     trace.loads.T, trace.stores.T          tile transfers of T from HBM / to HBM
@@ -26,7 +28,8 @@ of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partia
                                            fa2_bwd_preprocess, fa2_bwd: the host's formula, kernels.shared_bytes,
                                            which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
-                                           T = ceil(N/b)
+                                           T = ceil(N/b); paged decoding: g = H_q / H_kv, pages (of the batch),
+                                           tokens (sum of seq_lens), kv_bytes_per_token (2 H_kv d itemsize)
 
 The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (b is the kernel's tile,
 d its D).
@@ -141,7 +144,8 @@ def _numbers(page, diagnostics):
 
 def compute(spec):
     """The numbers of one run, {algo: ..., sizes}. Raises ValueError (or the algorithm's errors) on a bad spec."""
-    return copy.deepcopy(_compute(tuple(sorted(spec.items(), key=str))))
+    items = ((key, tuple(v) if isinstance(v, list) else v) for key, v in spec.items())  # hashable, for the cache
+    return copy.deepcopy(_compute(tuple(sorted(items, key=str))))
 
 
 @functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
@@ -150,6 +154,8 @@ def _compute(items):
     algo = spec.pop("algo", None)
     if algo in SOFTMAX or algo == "online-softmax-output":
         return _softmax(algo, spec)
+    if algo == "paged-decoding":
+        return _paged(spec)
     return _attention(algo, spec)
 
 
@@ -251,6 +257,32 @@ def cuda_numbers(kernel, n, d, tiles, sizes):
 
     launches = kernels.plan(kernel, 1, n, d, tiles, n_splits=sizes.get("n_splits", 1), limit=float("inf"))
     return {"shared_bytes": {launch.name.partition("<")[0]: launch.shared_bytes for launch in launches}}
+
+
+PAGED = {"seq_lens": tuple, "d": int, "page_size": int, "H_q": int, "H_kv": int, "n_splits": int}
+
+
+def _paged(spec):
+    from kernelviz import attention
+
+    dtype = spec.pop("dtype", "float32")
+    _sizes(spec, PAGED, ("seq_lens", "d", "page_size"))
+    lens = spec["seq_lens"]
+    if not lens or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in lens):
+        raise ValueError(f"seq_lens must be a list of lengths of at least 1, got {list(lens)!r}")
+    sizes = {"H_q": 1, "n_splits": 1, **spec}
+    sizes.setdefault("H_kv", sizes["H_q"])
+    inputs = attention.random_batch(lens, sizes["page_size"], sizes["H_q"], sizes["H_kv"], sizes["d"])
+    ledger = attention.paged_decoding(*inputs, n_splits=sizes["n_splits"], dtype=dtype).ledger
+    out = numbers(ledger, {**sizes, "seq_lens": list(lens)})
+    itemsize = 2 if dtype == "float16" else 4
+    out.update(
+        g=sizes["H_q"] // sizes["H_kv"],
+        pages=sum(-(-n // sizes["page_size"]) for n in lens),
+        tokens=sum(lens),
+        kv_bytes_per_token=attention.formulas.kv_bytes_per_token(sizes["H_kv"], sizes["d"], itemsize),
+    )
+    return out
 
 
 def _softmax(algo, spec):
