@@ -23,7 +23,7 @@ from .flash_decoding import flash_decoding
 from .ledger import Ledger, SramBudgetError, Transfer
 from .paged_cache import random_batch
 from .paged_decoding import paged_decoding
-from .reference import attention_backward_fp64, attention_fp64
+from .reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
 from .softmax import SoftmaxResult, naive_softmax, online_softmax, online_softmax_output, safe_softmax
 from .standard import standard_attention
 from .standard_backward import standard_attention_backward
@@ -79,6 +79,7 @@ __all__ = [
     "naive_softmax",
     "online_softmax",
     "online_softmax_output",
+    "paged_attention_fp64",
     "paged_decoding",
     "random_batch",
     "safe_softmax",

@@ -8,6 +8,9 @@ dtype here: pass the arrays the kernel actually read, e.g. after casting to floa
 Causal masking is aligned to the bottom-right, as in flash-attn: query row r attends key c iff
 ``c <= r + (N_kv - N)``. With N == N_kv it is the lower triangle; one query row (decoding) sees every key.
 
+``paged_attention_fp64`` is the same attention for paged decoding's batch (see ``paged_decoding``): each sequence's K/V
+gathered token by token from its pages into one contiguous array, each query head attending its group's K/V head.
+
 A fully masked row (when N > N_kv, the first N - N_kv rows under causal masking) has output 0 and lse -inf,
 the log of an empty sum. (flash-attn stores +inf there for its backward pass; compare finite rows only.)
 
@@ -71,3 +74,19 @@ def attention_backward_fp64(q, k, v, do, causal=False, scale=None):
             dq[b, r] = scale * ds @ k[b, keys]
             dk[b, keys] += scale * np.outer(ds, q[b, r])
     return dq, dk, dv
+
+
+def paged_attention_fp64(q, k_pages, v_pages, block_table, seq_lens, scale=None):
+    """o (batch, H_q, d) in float64 for q (batch, H_q, d), pools (pages, page_size, H_kv, d), block_table and seq_lens:
+    token t of sequence b is k_pages[block_table[b][t // page_size], t % page_size]; query head h attends K/V head
+    h // (H_q / H_kv). Runs attention_fp64 on each sequence's gathered K/V (no check of the table: pass a valid one)."""
+    q = np.asarray(q)
+    page_size, H_kv = k_pages.shape[1], k_pages.shape[2]
+    heads = [h * H_kv // q.shape[1] for h in range(q.shape[1])]  # h // g
+    out = np.empty(q.shape)
+    for b in range(q.shape[0]):
+        rows = [(block_table[b][t // page_size], t % page_size) for t in range(int(seq_lens[b]))]
+        k = np.stack([k_pages[p, r] for p, r in rows], axis=1)  # (H_kv, L, d)
+        v = np.stack([v_pages[p, r] for p, r in rows], axis=1)
+        out[b] = attention_fp64(q[b][:, None, :], k[heads], v[heads], scale=scale)[0][:, 0]
+    return out

@@ -26,6 +26,7 @@ _DEFINE = {
     "flash_decoding": "KV_FD",
     "online_softmax": "KV_SOFTMAX",
     "fa2_bwd": "KV_FA2_BWD",
+    "paged_decoding": "KV_PAGED",
 }
 
 
@@ -91,16 +92,19 @@ def run(
 
     arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (FA1, FA2: k and v are (BH,
     N_kv, D); flash decoding: q is (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k,
-    v, o, do and lse (BH, N); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to kernels.default_tiles; `threads`
-    per block; `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the .cu text. Raises, before running,
-    SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers
-    allow on one; KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ,
-    which blocks share; see cpu/shim.h)."""
+    v, o, do and lse (BH, N), or for paged decoding q, k_pages, v_pages, block_table, seq_lens (kernels.paged_sizes;
+    its tiles are the data's (G, PAGE)); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to
+    kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the
+    .cu text. Raises, before running, SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for
+    more threads than the kernel's registers allow on one; KernelRunError if the program fails or times out (FA2's
+    backward: also if a plain store changed dQ, which blocks share; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
-    arrays = [np.ascontiguousarray(x, dtype=np.float32) for x in arrays]
+    arrays = [
+        np.ascontiguousarray(x, dtype=dtype) for x, dtype in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)
+    ]
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
-    tiles = tuple(tiles or kernels.default_tiles(kernel, d))
+    tiles = kernels.tiles_for(kernel, arrays, d, tiles)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same checks as on a GPU ...
     if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
         names = [launch.name for launch in launches]
@@ -108,6 +112,7 @@ def run(
     scale = 1.0 / np.sqrt(d) if scale is None else scale
     exe = build(kernel, [(*tiles, d)], source)
     argv = [exe, bh, n, n_kv, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
+    argv += kernels.extra_sizes(kernel, arrays)
     try:
         done = subprocess.run(
             [str(a) for a in argv],
@@ -120,7 +125,7 @@ def run(
     if done.returncode != 0:
         raise KernelRunError(f"{kernel} failed (exit {done.returncode}): {done.stderr.decode().strip()}")
     result, data, at = {}, np.frombuffer(done.stdout, dtype=np.float32), 0
-    for name, shape in kernels.outputs(kernel, bh, n, d, n_splits).items():
+    for name, shape in kernels.outputs(kernel, bh, n, d, n_splits, tiles).items():
         size = int(np.prod(shape))
         result[name] = data[at : at + size].reshape(shape).copy()
         at += size

@@ -9,6 +9,11 @@ and FA1's and FA2's K and V, which are (BH, N_kv, D): N_kv keys (any number, 0 i
 bottom-right) for N query rows. Online softmax reads X (BH, N), one row of scores per (batch·head), and V (BH, N, D).
 FA2's backward (fa2_bwd) reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and writes D (BH, N), dQ, dK, dV. The inputs and
 outputs are named as in the kernels (see `inputs` and `outputs`).
+
+Paged decoding reads Q (B, H_q, D), K_pages and V_pages (pages, PAGE, H_kv, D), block_table (B, max_pages) and
+seq_lens (B,), the last two int32 (see `paged_sizes`). Its sizes map onto the others' names: BH is B*H_kv (the decode
+blocks of one split, grid.y), N is max_pages, and the tiles (Br, Bc) are (G, PAGE): the G = H_q / H_kv query rows
+of a group, and the page, both set by the data, not chosen.
 """
 
 import math
@@ -18,9 +23,11 @@ from pathlib import Path
 import numpy as np
 
 FOLDER = Path(__file__).parent
-KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd")
+KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd", "paged_decoding")
 FILES = {k: f"{k}.cu" for k in KERNELS}
 ONE_ROW = ("online_softmax", "flash_decoding")  # one row per (batch·head): Br = 1
+INDEX_INPUTS = ("block_table", "seq_lens")  # int32 inputs (of paged decoding); every other array is float32
+PAGED_TILES = (4, 16)  # (G, PAGE) of the instances compiled in advance: 4 query heads a K/V head, pages of 16
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
 GPU_THREADS = 128
 MAX_THREADS = 1024  # threads per block, sm_20 on
@@ -55,6 +62,8 @@ def default_tiles(kernel, d):
         return (1, 64 if d <= 64 else 32)
     if kernel == "fa2_bwd":  # K, V, dK, dV of Bc keys and Q, dO of Br rows: twice the forward's tiles
         return (16, 32) if d <= 64 else (8, 16)
+    if kernel == "paged_decoding":
+        return PAGED_TILES
     return (32, 32) if d <= 64 else (16, 16)
 
 
@@ -69,6 +78,8 @@ def shared_bytes(kernel, tiles, d):
         return [4 * (bc + bc * d + d + 3)]
     if kernel == "fa2_bwd":
         return [0, 4 * (4 * bc * d + 2 * br * d + 2 * br * bc + 2 * br)]  # fa2_bwd_preprocess, fa2_bwd
+    if kernel == "paged_decoding":  # paged_decode (its last 4 bytes: the page's index), paged_combine
+        return [4 * (2 * br * d + 2 * bc * d + br * bc + 3 * br) + 4, 4 * (2 + d)]
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
 
 
@@ -156,6 +167,12 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
             Launch(f"fa2_bwd_preprocess<{br}, {d}>", (math.ceil(n / br), bh), threads, smem[0]),
             Launch(f"fa2_bwd<{br}, {bc}, {d}>", (math.ceil(n / bc), bh), threads, smem[1]),
         ]
+    elif kernel == "paged_decoding":
+        if n_splits < 1:
+            raise ValueError(f"paged decoding takes n_splits >= 1, not {n_splits}")
+        launches = [Launch(f"paged_decode<{br}, {bc}, {d}>", (n_splits, bh), threads, smem[0])]
+        if n_splits > 1:  # one split finishes O in paged_decode
+            launches.append(Launch(f"paged_combine<{d}>", (bh * br,), threads, smem[1]))
     elif kernel == "online_softmax":
         if br != 1:
             raise ValueError(f"online softmax takes Br = 1 (one row per block), not Br={br}")
@@ -180,6 +197,8 @@ def inputs(kernel, bh, n, d, n_kv=None):
     FA1's and FA2's keys."""
     if kernel == "online_softmax":
         return {"X": (bh, n), "V": (bh, n, d)}
+    if kernel == "paged_decoding":  # only the names: the shapes are the data's (paged_sizes)
+        return dict.fromkeys(("Q", "K_pages", "V_pages", *INDEX_INPUTS))
     if kernel == "fa2_bwd":
         return {name: (bh, n, d) for name in ("Q", "K", "V", "O", "dO")} | {"L": (bh, n)}
     if kernel == "flash_decoding":
@@ -194,6 +213,9 @@ def sizes(kernel, arrays):
     N_kv = N but for FA1 and FA2. Raises ValueError naming the input whose shape is wrong."""
     if kernel not in KERNELS:
         raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
+    if kernel == "paged_decoding":
+        found = paged_sizes(arrays)
+        return found["B"] * found["H_kv"], found["max_pages"], found["D"], found["max_pages"]
     names = list(inputs(kernel, 1, 1, 1))
     if len(arrays) != len(names) or len(arrays[names.index("V")].shape) != 3:
         shapes = [tuple(x.shape) for x in arrays]
@@ -206,8 +228,62 @@ def sizes(kernel, arrays):
     return bh, n, d, n_kv
 
 
-def outputs(kernel, bh, n, d, n_splits=1):
-    """{name: shape} of what `kernel` writes, in the order the kernels' arguments list them."""
+def paged_sizes(arrays):
+    """{B, H_q, H_kv, G, PAGE, D, pages, max_pages} of paged decoding's inputs `arrays` (Q, K_pages, V_pages,
+    block_table, seq_lens). Raises ValueError naming the input whose shape does not fit the others."""
+    names = list(inputs("paged_decoding", 1, 1, 1))
+    if len(arrays) != len(names) or [len(x.shape) for x in arrays] != [3, 4, 4, 2, 1]:
+        shapes = [tuple(x.shape) for x in arrays]
+        raise ValueError(f"paged_decoding takes {', '.join(names)}, got arrays of shapes {shapes}")
+    q, k, v, table, lens = (tuple(x.shape) for x in arrays)
+    (B, H_q, D), (pages, page, H_kv, _) = q, k
+    if k[3] != D or v != k:
+        raise ValueError(f"paged_decoding: K_pages {k} and V_pages {v} must be equal, (pages, PAGE, H_kv, {D})")
+    if H_q % H_kv:
+        raise ValueError(f"paged_decoding: Q's {H_q} heads are not a multiple of K_pages' {H_kv}")
+    if table[0] != B or lens != (B,):
+        raise ValueError(f"paged_decoding: block_table {table} and seq_lens {lens} must have Q's {B} sequences")
+    return dict(B=B, H_q=H_q, H_kv=H_kv, G=H_q // H_kv, PAGE=page, D=D, pages=pages, max_pages=table[1])
+
+
+def data_tiles(kernel, arrays):
+    """(Br, Bc) that `kernel`'s inputs fix, or None where the tiles are free: paged decoding's (G, PAGE)."""
+    if kernel != "paged_decoding":
+        return None
+    found = paged_sizes(arrays)
+    return found["G"], found["PAGE"]
+
+
+def dtypes(kernel, arrays):
+    """The dtype each of `kernel`'s inputs is passed in: int32 for block tables and lengths, float32 for the rest."""
+    names = list(inputs(kernel, 1, 1, 1))
+    return [np.int32 if i < len(names) and names[i] in INDEX_INPUTS else np.float32 for i in range(len(arrays))]
+
+
+def tiles_for(kernel, arrays, d, tiles=None):
+    """The tiles (Br, Bc) to run `kernel` with on `arrays`: `tiles`, or the default for its D; where the data fixes
+    them (data_tiles) those, and a ValueError if `tiles` asks for others."""
+    fixed = data_tiles(kernel, arrays)
+    if fixed is not None and tiles is not None and tuple(tiles) != fixed:
+        raise ValueError(f"{kernel}: the inputs fix the tiles (G, PAGE) at {fixed}, not {tuple(tiles)}")
+    if fixed is not None:
+        return fixed
+    return tuple(tiles or default_tiles(kernel, d))
+
+
+def extra_sizes(kernel, arrays):
+    """What the CPU harness needs of `kernel`'s inputs beyond (BH, N, D) and the tiles: paged decoding's B and the
+    pool's pages; [] for the others."""
+    if kernel != "paged_decoding":
+        return []
+    found = paged_sizes(arrays)
+    return [found["B"], found["pages"]]
+
+
+def outputs(kernel, bh, n, d, n_splits=1, tiles=None):
+    """{name: shape} of what `kernel` writes, in the order the kernels' arguments list them. Paged decoding's rows are
+    the batch's query heads, bh * G = B * H_q (its O is (B, H_q, D) read as (B*H_q, D)); with one split it writes
+    no partials (their shapes have 0 splits)."""
     if kernel == "online_softmax":
         return {"O": (bh, d), "m_out": (bh,), "d_out": (bh,)}
     if kernel == "fa2":
@@ -216,6 +292,9 @@ def outputs(kernel, bh, n, d, n_splits=1):
         return {"O": (bh, n, d), "l": (bh, n), "m": (bh, n)}
     if kernel == "fa2_bwd":
         return {"D": (bh, n), "dQ": (bh, n, d), "dK": (bh, n, d), "dV": (bh, n, d)}
+    if kernel == "paged_decoding":
+        rows, parts = bh * (tiles or PAGED_TILES)[0], n_splits if n_splits > 1 else 0
+        return {"O_partial": (rows, parts, d), "m_partial": (rows, parts), "l_partial": (rows, parts), "O": (rows, d)}
     return {
         "O_partial": (bh, n_splits, d),
         "m_partial": (bh, n_splits),
@@ -224,11 +303,11 @@ def outputs(kernel, bh, n, d, n_splits=1):
     }
 
 
-def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None):
+def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1):
     """Each launch's arguments, in the order of its __global__ signature: arrays by name (the names of `inputs`
     and `outputs`) and scalars as np.int32 (C int) or np.float32 (C float); `n_kv` (default n): FA1's and FA2's
     keys. The GPU launcher fills the names in with device arrays; the tests check the kinds against the compiled
-    kernels' signatures."""
+    kernels' signatures. Paged decoding: n is max_pages, `kv_heads` H_kv."""
     n32, scale32 = np.int32(n), np.float32(scale)
     n_kv32 = np.int32(n if n_kv is None else n_kv)
     if kernel == "fa2":
@@ -249,4 +328,8 @@ def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None):
             ("Q", "K", "V", *partial, n32, scale32, splits, np.int32(split_size(n, n_splits))),
             (*partial, "O", splits),
         ]
+    if kernel == "paged_decoding":
+        partial, splits = ("O_partial", "m_partial", "l_partial"), np.int32(n_splits)
+        decode = ("Q", "K_pages", "V_pages", *INDEX_INPUTS, *partial, "O", np.int32(kv_heads), n32, scale32, splits)
+        return [decode, (*partial, "O", splits)] if n_splits > 1 else [decode]
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")

@@ -111,18 +111,21 @@ def check_function(launch, fn, reserved):
 
 def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
     """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; fa2_bwd: q, k, v, o, do, lse;
-    device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches
-    on the current stream, out is {name: CuPy array} it writes. Raises SharedMemoryError before anything runs when
-    the tiles do not fit the device, ValueError for bad shapes or a grid too large, ThreadLimitError for more
-    threads than a loaded kernel can run, RuntimeError if the compiled kernel's shared memory is not what the host
-    computed."""
+    paged decoding: q, k_pages, v_pages, block_table, seq_lens; device arrays: CuPy, or PyTorch CUDA tensors, or NumPy
+    to copy) and return (go, out): go() enqueues its launches on the current stream, out is {name: CuPy array} it
+    writes. Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for bad
+    shapes or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
+    compiled kernel's shared memory is not what the host computed."""
     import cupy
 
-    arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=cupy.float32)) for x in arrays]
+    dtypes = kernels.dtypes(kernel, arrays)
+    arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=t)) for x, t in zip(arrays, dtypes, strict=True)]
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
+    tiles = kernels.tiles_for(kernel, arrays, d, tiles)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit())
     scale = 1.0 / math.sqrt(d) if scale is None else scale
-    shapes = kernels.outputs(kernel, bh, n, d, n_splits)
+    shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
+    kv_heads = kernels.paged_sizes(arrays)["H_kv"] if kernel == "paged_decoding" else 1
     out = {name: cupy.empty(shape, dtype=cupy.float32) for name, shape in shapes.items()}
     names = [launch.name for launch in launches]
     fns = [function(kernel, name, names) for name in names]
@@ -131,7 +134,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
-        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv)
+        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads)
     ]
     calls = [
         (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)

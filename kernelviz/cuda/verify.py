@@ -7,13 +7,16 @@ exactly where the reference's is (a row that sees no key under causal masking wi
 held to the same measures against `softmax_fp64`: its O, and m + log d against the row's logsumexp. FA2's backward is
 held to rel_err on each of dQ, dK, dV against `attention_backward_fp64` (the gradient through the softmax's Jacobian)
 and on D against rowsum(dO * O) in float64, given O and L from the float64 forward, rounded to float32.
+Paged decoding's O is held to TOL against `paged_attention_fp64`, on a batch of BH sequences of lengths N and
+N // 2 + 1.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-from kernelviz.attention.reference import attention_backward_fp64, attention_fp64
+from kernelviz.attention.paged_cache import random_batch
+from kernelviz.attention.reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
 from kernelviz.progress import bar
 
 from . import cpu, kernels, launch
@@ -40,7 +43,13 @@ def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False, n_kv=None)
     """Random float32 q, k, v; k and v have `n_kv` rows (default n); q has one row per (batch·head) when `decode`. For
     kernel "online_softmax": x, v, with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3).
     For "fa2_bwd": q, k, v, o, do, lse, with o and lse the float64 forward of q, k, v (with `causal` masking) rounded to
-    float32, do random."""
+    float32, do random. For "paged_decoding": a batch of BH
+    sequences of lengths N, N // 2 + 1, ... in pages scattered through a pool (random_batch; the first page shared,
+    as a common prefix), with 2 K/V heads in groups and pages of kernels.PAGED_TILES."""
+    if kernel == "paged_decoding":
+        g, page = kernels.PAGED_TILES
+        lens = [max(1, n // (1 + b) + b) for b in range(bh)]
+        return random_batch(lens, page, 2 * g, 2, d, seed=seed, shared_pages=1, spare_pages=2)
     rng = np.random.default_rng(seed)
     if kernel == "online_softmax":
         x = (3 * rng.standard_normal((bh, n))).astype(np.float32)
@@ -86,6 +95,9 @@ def softmax_fp64(x, v):
 def error(kernel, out, *arrays, causal=False):
     """The larger of the errors of `out` (a kernel's outputs, for inputs `arrays`) against attention_fp64 (online
     softmax: softmax_fp64): O by rel_err, and L (FA1: m + log l; online softmax: m + log d) by lse_err."""
+    if kernel == "paged_decoding":
+        q = arrays[0]
+        return rel_err(out["O"].reshape(q.shape), paged_attention_fp64(*arrays))
     if kernel == "online_softmax":
         o_ref, lse_ref = softmax_fp64(*arrays)
         lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
@@ -111,7 +123,7 @@ def error(kernel, out, *arrays, causal=False):
 
 def checks(backend=None, shapes=SHAPES, progress=False, **options):
     """Run every kernel on `shapes` with and without causal masking (FA1 and FA2 also causal against fewer and
-    more keys than queries: N_kv = ceil(N/2) and 2N) (flash decoding: for each of SPLITS; online
+    more keys than queries: N_kv = ceil(N/2) and 2N) (flash and paged decoding: for each of SPLITS; online
     softmax: once) on
     `backend` ("gpu", "cpu", or None for the GPU when there is one) and return the Checks. `progress`: a bar of the
     runs on a terminal when they take seconds (``kernelviz.progress``)."""
@@ -129,7 +141,7 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
                     out = run(kernel, *arrays, **variant, **options)
                     option = "causal" if variant.get("causal") else "full"
                     option += f" N_kv={n_kv}" if n_kv != n else ""
-                    option = f"splits={variant['n_splits']}" if decode else option
+                    option = f"splits={variant['n_splits']}" if "n_splits" in variant else option
                     err = error(kernel, out, *arrays, causal=variant.get("causal", False))
                     found.append(Check(kernel, backend, (bh, n, d), option, err))
                     runs.update()
@@ -138,7 +150,7 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
 
 def variants(kernel):
     """The options `kernel` is checked under."""
-    if kernel == "flash_decoding":
+    if kernel in ("flash_decoding", "paged_decoding"):
         return [{"n_splits": s} for s in SPLITS]
     if kernel == "online_softmax":
         return [{}]

@@ -29,6 +29,7 @@ def test_names():
         "naive_softmax",
         "online_softmax",
         "online_softmax_output",
+        "paged_attention_fp64",
         "paged_decoding",
         "random_batch",
         "safe_softmax",
@@ -59,6 +60,7 @@ def test_signatures():
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",
         "online_softmax_output": "(x, v, b=4)",
+        "paged_attention_fp64": "(q, k_pages, v_pages, block_table, seq_lens, scale=None)",
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
         "sram_budget=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",

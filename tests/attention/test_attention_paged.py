@@ -8,23 +8,33 @@ from attention_cases import FLOAT32_TOL, rel_err
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kernelviz.attention import FORMULAS, SramBudgetError, attention_fp64, flops, formulas, paged_decoding, random_batch
+from kernelviz.attention import (
+    FORMULAS,
+    SramBudgetError,
+    attention_fp64,
+    flops,
+    formulas,
+    paged_attention_fp64,
+    paged_decoding,
+    random_batch,
+)
 
 
-def reference(q, k_pages, v_pages, block_table, seq_lens):
-    """o (batch, H_q, d) in float64: each sequence's K/V gathered token by token from its pages, each query head
-    attending the K/V head of its group (head h reads K/V head h // g), by attention_fp64."""
-    batch, H_q, d = q.shape
-    page_size, H_kv = k_pages.shape[1], k_pages.shape[2]
-    g = H_q // H_kv
-    out = np.empty(q.shape)
-    for b in range(batch):
-        rows = [(block_table[b][t // page_size], t % page_size) for t in range(seq_lens[b])]
-        k = np.stack([k_pages[p, r] for p, r in rows], axis=1)  # (H_kv, L, d)
-        v = np.stack([v_pages[p, r] for p, r in rows], axis=1)
-        heads = [h // g for h in range(H_q)]
-        out[b] = attention_fp64(q[b][:, None, :], k[heads], v[heads])[0][:, 0]
-    return out
+def reference(*inputs, scale=None):
+    """The per-sequence reference: attention_fp64 on each sequence's K/V gathered token by token from its pages."""
+    return paged_attention_fp64(*inputs, scale=scale)
+
+
+def test_the_reference_gathers_what_the_table_says():
+    """paged_attention_fp64 against attention_fp64 on K/V laid out contiguously by hand, for one sequence of 6
+    tokens in pages 2 and 0 (4 tokens a page), 2 query heads on 1 K/V head."""
+    rng = np.random.default_rng(1)
+    k_pages, v_pages = rng.standard_normal((2, 3, 4, 1, 8))
+    q = rng.standard_normal((1, 2, 8))
+    k = np.concatenate([k_pages[2, :, 0], k_pages[0, :2, 0]])  # tokens 0-3 in page 2, 4-5 in page 0
+    v = np.concatenate([v_pages[2, :, 0], v_pages[0, :2, 0]])
+    expected = attention_fp64(q[0][:, None, :], np.stack([k, k]), np.stack([v, v]))[0][:, 0]
+    np.testing.assert_allclose(paged_attention_fp64(q, k_pages, v_pages, [[2, 0]], [6])[0], expected, rtol=1e-12)
 
 
 CASES = [  # (seq_lens, page_size, H_q, H_kv, n_splits)
@@ -88,8 +98,7 @@ def test_float16_storage_and_scale():
     rounded = (q.astype(np.float16), kp.astype(np.float16), vp.astype(np.float16), table, lens)
     assert result.o.dtype == np.float16
     assert result.ledger.per_tensor == formulas.paged_decoding([13, 3], 8, 4, 4, 2, 2, itemsize=2)
-    scaled = (rounded[0].astype(np.float64) * 0.3 * np.sqrt(8), *rounded[1:])  # reference's scale is 1/sqrt(8)
-    assert rel_err(result.o, reference(*scaled)) <= 1e-3  # float16 output: 2^-11 relative rounding
+    assert rel_err(result.o, reference(*rounded, scale=0.3)) <= 1e-3  # float16 output: 2^-11 relative rounding
 
 
 @settings(max_examples=40, deadline=None)

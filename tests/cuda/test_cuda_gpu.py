@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from cuda_cases import TOL, lse_err, qkv, rel_err
 
-from kernelviz.attention.reference import attention_backward_fp64, attention_fp64
+from kernelviz.attention.paged_cache import random_batch
+from kernelviz.attention.reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
 from kernelviz.cuda import cpu, kernels, launch
 from kernelviz.cuda.verify import inputs, softmax_fp64
 
@@ -77,11 +78,22 @@ def test_fa2_backward_on_the_gpu(n, d, causal):
     assert rel_err(out["D"], (do.astype(np.float64) * o).sum(-1)) <= TOL
 
 
+@pytest.mark.parametrize("n_splits", [1, 3, 16])
+@pytest.mark.parametrize("g", [1, 2, 4, 8])
+@pytest.mark.parametrize(("lens", "page_size", "d"), [([1, 130, 4096], 16, 128), ([7, 64, 1000], 32, 64)])
+def test_paged_decoding_on_the_gpu(lens, page_size, d, g, n_splits):
+    """Pages scattered through the pool, the first shared by every sequence; 2 K/V heads, g query heads each."""
+    arrays = random_batch(lens, page_size, 2 * g, 2, d, seed=g, shared_pages=1, spare_pages=5)
+    out = launch.run("paged_decoding", *arrays, n_splits=n_splits)
+    assert rel_err(out["O"].reshape(arrays[0].shape), paged_attention_fp64(*arrays)) <= TOL
+
+
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
-    options = {"flash_decoding": {"n_splits": 3}, "online_softmax": {}}.get(kernel, {"causal": True})
+    options = {"flash_decoding": {"n_splits": 3}, "paged_decoding": {"n_splits": 3}, "online_softmax": {}}
+    options = options.get(kernel, {"causal": True})
     arrays = inputs(2, 130, 64, decode=kernel == "flash_decoding", kernel=kernel, causal=True)
     gpu, host = launch.run(kernel, *arrays, **options), cpu.run(kernel, *arrays, **options)
     for name in gpu:

@@ -9,7 +9,7 @@ the one-at-a-time schedules do not depend on the OS.
 import pytest
 from cuda_cases import TOL, needs_gxx, rel_err
 
-from kernelviz.attention.reference import attention_fp64
+from kernelviz.attention.reference import attention_fp64, paged_attention_fp64
 from kernelviz.cuda import cpu, kernels
 from kernelviz.cuda.verify import error, inputs, softmax_fp64
 
@@ -40,6 +40,8 @@ def failures(kernel, source, n=130, d=16, n_kv=None, **options):
         return _failures(kernel, source, arrays, lambda out: error(kernel, out, *arrays, **options), **options)
     if kernel == "online_softmax":
         o_ref = softmax_fp64(*arrays)[0]
+    elif kernel == "paged_decoding":
+        o_ref = paged_attention_fp64(*arrays).reshape(-1, d)  # (B*H_q, D), as the kernel writes O
     else:
         o_ref = attention_fp64(*arrays, causal=options.get("causal", False))[0]
     return _failures(kernel, source, arrays, lambda out: rel_err(out["O"], o_ref), **options)
@@ -60,7 +62,8 @@ def _failures(kernel, source, arrays, measure, **options):
 
 def options_of(kernel):
     """The options each kernel is planted with: splits for flash decoding, causal masking for FA1 and FA2."""
-    return {"flash_decoding": {"n_splits": 3}, "online_softmax": {}}.get(kernel, {"causal": True})
+    splits = {"n_splits": 3}
+    return {"flash_decoding": splits, "paged_decoding": splits, "online_softmax": {}}.get(kernel, {"causal": True})
 
 
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
@@ -85,12 +88,17 @@ MISSING_SYNCS = [
     ("fa2_bwd", "every Pij before dVj and dSij"),
     ("fa2_bwd", "every dSij before dQ and dKj"),
     ("fa2_bwd", "every thread done with Qi, dOi, Pij, dSij"),
+    ("paged_decoding", "the page's index before any thread loads"),
+    ("paged_decoding", "every score of the page"),
+    ("paged_decoding", "alpha and P~ of every head"),
+    ("paged_decoding", "m_global and l_global from thread 0"),
 ]
 
 
 @pytest.mark.parametrize(("kernel", "waits_for"), MISSING_SYNCS)
 def test_a_missing_syncthreads_is_caught(kernel, waits_for):
-    options = {"n_splits": 3} if kernel == "flash_decoding" else {"causal": True} if kernel == "fa2_bwd" else {}
+    splits = kernel in ("flash_decoding", "paged_decoding")
+    options = {"n_splits": 3} if splits else {"causal": True} if kernel == "fa2_bwd" else {}
     failed = failures(kernel, remove_sync(kernel, waits_for), **options)
     # Caught by at least one deterministic schedule, so on every run, not only when the OS interleaves badly.
     assert {s for s, _ in failed} & {"forward", "backward"}, failed
@@ -210,4 +218,24 @@ def test_an_off_by_one_in_the_backward_causal_mask_is_caught():
         "fa2_bwd", "(causal && col0 + c > row0 + r + N_kv - N)", "(causal && col0 + c >= row0 + r + N_kv - N)"
     )
     failed = failures("fa2_bwd", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "bug"),
+    [
+        ("page = block_table[p];", "page = p;", "the logical page taken for the physical one"),
+        ("block_table += (long)b*max_pages;", "", "sequence 0's row of the table read for every sequence"),
+    ],
+)
+def test_paged_decoding_taking_the_wrong_page_is_caught(old, new, bug):
+    failed = failures("paged_decoding", plant("paged_decoding", old, new), n_splits=3)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES), bug
+
+
+def test_paged_decoding_reading_the_last_page_whole_is_caught():
+    """The rows of the last page past the sequence's end hold other data (here random; in a server, the next tokens
+    of nobody): attending them changes O. The batch's lengths, 130 and 66, are not multiples of the page, 16."""
+    source = plant("paged_decoding", "int rows = min(PAGE, len - p*PAGE);", "int rows = PAGE;")
+    failed = failures("paged_decoding", source, n_splits=1)
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)

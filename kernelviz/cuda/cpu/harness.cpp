@@ -6,6 +6,9 @@
 // per BH for FA1 and FA2, N_kv = N for the others; Q has 1 row per BH for
 // flash decoding; online softmax reads X, one row of N scores per BH, and V; FA2's backward reads Q, K, V, O, dO
 // and L); stdout: the outputs as float32, in the order cpu.py reads them.
+// Paged decoding (kernels.py says how its sizes map onto these): argv BH = B*H_kv, N = N_kv = max_pages, Br = G,
+// Bc = PAGE, then two more, B and the pool's pages; stdin Q, K_pages, V_pages as float32 and block_table, seq_lens
+// as int32.
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
 // a read past an input gives NaN in the answer, and a write past an output, or an output element never written,
@@ -66,6 +69,7 @@ struct Args {
     int BH, N, N_kv, D, Br, Bc, threads, causal, n_splits;
     kvshim::Schedule schedule;
     float scale;
+    std::vector<int> extra;  // what a kernel needs beyond these (paged decoding: B, pages of the pool)
 };
 
 int finish(std::vector<Buffer*> inputs, std::vector<Buffer*> outputs) {
@@ -157,11 +161,44 @@ int run(const Args& a) {
 }
 #endif
 
+#ifdef KV_PAGED
+// An int input between guard zones of POISON's bits: a page index read past the table is ~2^31, far outside the
+// pool, and the kernel crashes on it rather than reading a page that happens to be there.
+struct Ints {
+    size_t n;
+    std::vector<int> mem;
+    explicit Ints(size_t n_) : n(n_), mem(n_ + 2 * GUARD, int(POISON)) {}
+    int* ptr() { return mem.data() + GUARD; }
+    void read(const char* name) {
+        if (std::fread(ptr(), sizeof(int), n, stdin) != n) throw std::runtime_error(std::string("short input for ") + name);
+    }
+};
+
+template <int G, int PAGE, int D>
+int run(const Args& a) {
+    int B = a.extra.at(0), pool = a.extra.at(1), H_kv = a.BH / B, max_pages = a.N;
+    size_t rows = size_t(B) * H_kv * G;  // query heads of the batch: B*H_q
+    Buffer Q("Q", rows * D), Kp("K_pages", size_t(pool) * PAGE * H_kv * D), Vp("V_pages", Kp.n);
+    Ints table(size_t(B) * max_pages), lens(B);
+    int parts = a.n_splits > 1 ? a.n_splits : 0;  // one split writes O itself: no partials
+    Buffer Op("O_partial", rows * parts * D), mp("m_partial", rows * parts), lp("l_partial", mp.n), O("O", Q.n);
+    Q.read(), Kp.read(), Vp.read(), table.read("block_table"), lens.read("seq_lens");
+    dim3 block{unsigned(a.threads), 1, 1};
+    kvshim::launch(paged_decode<G, PAGE, D>, dim3{unsigned(a.n_splits), unsigned(a.BH), 1}, block, a.schedule,
+                   Q.ptr(), Kp.ptr(), Vp.ptr(), table.ptr(), lens.ptr(), Op.ptr(), mp.ptr(), lp.ptr(),
+                   O.ptr(), H_kv, max_pages, a.scale, a.n_splits);
+    if (a.n_splits > 1)
+        kvshim::launch(paged_combine<D>, dim3{unsigned(rows), 1, 1}, block, a.schedule, Op.ptr(), mp.ptr(), lp.ptr(),
+                       O.ptr(), a.n_splits);
+    return finish({&Q, &Kp, &Vp}, {&Op, &mp, &lp, &O});
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc != 12) {
-        std::fprintf(stderr, "usage: %s BH N N_kv D Br Bc threads schedule causal n_splits scale\n", argv[0]);
+    if (argc < 12) {
+        std::fprintf(stderr, "usage: %s BH N N_kv D Br Bc threads schedule causal n_splits scale [extra ...]\n", argv[0]);
         return 2;
     }
     Args a;
@@ -172,6 +209,7 @@ int main(int argc, char** argv) {
                  : schedule == "backward" ? kvshim::Schedule::backward
                                           : kvshim::Schedule::threads;
     a.causal = std::atoi(argv[9]), a.n_splits = std::atoi(argv[10]), a.scale = std::strtof(argv[11], nullptr);
+    for (int k = 12; k < argc; k++) a.extra.push_back(std::atoi(argv[k]));
     try {
 #define C(R, B, W) \
     if (a.Br == R && a.Bc == B && a.D == W) return run<R, B, W>(a);
