@@ -221,8 +221,3 @@ def paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits=1, itemsize=4):
         out["l_partial"] = rw(partial_stat, partial_stat)
     out["O"] = rw(0, batch * H_q * d * s)
     return out
-
-
-def kv_bytes_per_token(H_kv, d, itemsize=2, layers=1):
-    """Bytes of K and V cached per token: 2 * H_kv * d * itemsize per layer (MHA: H_kv = H_q; MQA: H_kv = 1)."""
-    return 2 * H_kv * d * itemsize * layers

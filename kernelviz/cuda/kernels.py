@@ -88,6 +88,8 @@ def host_formulas(kernel):
     from them, under the names the kernel uses: flash decoding's S, the keys per split (split_size)."""
     if kernel == "flash_decoding":
         return {"S": "(N + splits - 1)/splits", "n_splits": "splits"}
+    if kernel == "paged_decoding":  # the page's figure draws one K/V head, its H_q query heads the group
+        return {"PAGE": "page_size", "G": "H_q", "H_kv": "1", "n_splits": "splits"}
     return {}
 
 

@@ -150,6 +150,9 @@ __global__ void paged_combine(const float* O_partial, const float* m_partial, co
         for (int s = 0; s < n_splits; s++) a += expf(m_partial[s] - m_global)*O_partial[s*D + d];
         acc[d] = a;
     }
+    // endregion
+
+    // region: combine_write
     // SRAM -> HBM: O = acc / l_g (each thread divides the columns it summed)
     for (int d = tid; d < D; d += blockDim.x) O[d] = acc[d]/l_global;
     // endregion

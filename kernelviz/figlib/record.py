@@ -107,10 +107,11 @@ class Figure:
         for s in self.block[1]:
             self.holds[s] = s.holds
 
-    def copy(self, src, dst, label=None):
+    def copy(self, src, dst, label=None, rows=None):
         """Copy what each slot of `src` holds into the matching slot of `dst` (slots or lists of slots): a tile
         from HBM into SRAM (its bytes are read from HBM), or a result back (its bytes are written; it is labelled
-        with the name of its place in HBM, or with `label`)."""
+        with the name of its place in HBM, or with `label`). `rows`: only the first `rows` rows of each HBM tile
+        of `src` are read (a page the sequence fills in part), and only their bytes count."""
         src, dst = flat(src), flat(dst)
         if len(src) != len(dst):
             raise ValueError(f"copy: {len(src)} slots to copy into {len(dst)}")
@@ -121,7 +122,7 @@ class Figure:
             if label is not None:
                 moved["label"] = label
             if a.memory == "hbm":
-                self.hbm_bytes += a.bytes
+                self.hbm_bytes += a.bytes if rows is None else a.bytes * min(rows, a.rows) // a.rows
             if b.memory == "hbm":
                 self.hbm_bytes += b.bytes
             self._event(b, "copy", moved, src=a)

@@ -13,6 +13,7 @@ PLANNED = (
     (3, "flash-attention-2", "Flash Attention 2"),
     (4, "flash-attention-2-backward", "Flash Attention 2 backward"),
     (5, "flash-decoding", "Flash decoding"),
+    (6, "paged-decoding", "Paged decoding"),
 )
 
 

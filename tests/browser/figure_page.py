@@ -8,6 +8,7 @@ KERNEL_PAGES = [
     "flash-attention-2",
     "flash-attention-2-backward",
     "flash-decoding",
+    "paged-decoding",
 ]
 SCREENS = {"1366x768": {"width": 1366, "height": 768}, "1920x1080": {"width": 1920, "height": 1080}}
 

@@ -24,6 +24,7 @@ KERNEL_PAGES = {
     "flash-attention-2": "fa2",
     "flash-attention-2-backward": "fa2-backward",
     "flash-decoding": "flash-decoding",
+    "paged-decoding": "paged-decoding",
 }
 
 
@@ -34,6 +35,10 @@ def trace_args(slug, sizes, d=4):
     if algo == "flash-decoding":
         return [algo, "--N", "1", "--N-kv", str(sizes["N"]), "--d", str(d), "--Br", "1", "--Bc", str(sizes["Bc"]),
                 "--splits", str(sizes["splits"]), "--json"]  # fmt: skip
+    if algo == "paged-decoding":  # the figure draws one K/V head, H_q query heads its group
+        lens, page = f"{sizes['L0']},{sizes['L1']}", str(sizes["page_size"])
+        return [algo, "--seq-lens", lens, "--page-size", page, "--H-q", str(sizes["H_q"]), "--H-kv", "1",
+                "--splits", str(sizes["splits"]), "--d", str(d), "--json"]  # fmt: skip
     if algo in ("fa1", "fa2", "fa2-backward"):
         return [algo, "--N", str(sizes["N"]), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc", str(sizes["Bc"])] + [
             "--json"

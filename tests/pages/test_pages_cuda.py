@@ -132,9 +132,12 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
         *run, _, _, launch = expr.split(".")[1:]
         spec = dict(front[run[0]] if run else front)
         kernel = trace.CUDA_KERNELS[spec.pop("algo")]
-        tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
-        plan = kernels.plan(kernel, 1, spec.get("N_kv", spec["N"]), spec["d"], tiles,
-                            n_splits=spec.get("n_splits", 1))  # fmt: skip
+        if kernel == "paged_decoding":  # its tiles: (G, PAGE)
+            tiles, n = (spec.get("H_q", 1) // spec.get("H_kv", spec.get("H_q", 1)), spec["page_size"]), 1
+        else:
+            tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
+            n = spec.get("N_kv", spec["N"])
+        plan = kernels.plan(kernel, 1, n, spec["d"], tiles, n_splits=spec.get("n_splits", 1))
         name = next(p.name for p in plan if p.name.startswith(f"{launch}<"))
         built = nvrtc.build(kernel, [p.name for p in plan], compile.ARCHS[-1])
         assert value == built.rows[name].shared_bytes, (path.name, expr, name)

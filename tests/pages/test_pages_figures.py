@@ -27,6 +27,9 @@ def step_count(slug, s):
         return 1 + 3 * s["splits"] + 3 * cdiv(s["N"], s["Bc"]) + 5  # per split 3, per tile 3, the combine 5
     if slug == "flash-attention-2-backward":  # preprocess 2 a block; main: zoom, load, 7 a block of rows, write
         return 1 + 2 * cdiv(s["N"], s["Br"]) + cdiv(s["N"], s["Bc"]) * (3 + 7 * cdiv(s["N"], s["Br"]))
+    if slug == "paged-decoding":  # per (sequence, split) 3, per page 4, per sequence's combine 3 (with splits)
+        pages = cdiv(s["L0"], s["page_size"]) + cdiv(s["L1"], s["page_size"])
+        return 1 + 2 * 3 * s["splits"] + 4 * pages + (2 * 3 if s["splits"] > 1 else 0)
     return 1 + 3 * cdiv(s["N"], s["Bc"]) + 1  # online softmax: per tile 3, then the write
 
 
@@ -36,6 +39,7 @@ DEFAULTS = {
     "flash-attention-2": {"N": 8, "Br": 4, "Bc": 4},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
+    "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
 }
 # Other sizes, ragged ones (a last tile shorter than the others) included.
 SIZES = {
@@ -47,6 +51,11 @@ SIZES = {
         {"N": 10, "Bc": 4, "splits": 3},
         {"N": 24, "Bc": 4, "splits": 6},
         {"N": 3, "Bc": 2, "splits": 1},
+    ],
+    "paged-decoding": [
+        {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 1},
+        {"L0": 1, "L1": 16, "page_size": 3, "H_q": 4, "splits": 3},  # a one-token sequence: empty splits
+        {"L0": 8, "L1": 7, "page_size": 8, "H_q": 1, "splits": 4},
     ],
 }
 CASES = [(slug, sizes) for slug in KERNEL_PAGES for sizes in [DEFAULTS[slug], *SIZES[slug]]]
@@ -303,6 +312,7 @@ FIRST_BLOCK = {
     "flash-decoding": {"s": 0},
     "flash-attention-1": {"j": 0, "i": 0},
     "flash-attention-2-backward": {"j": 0, "i": 0},
+    "paged-decoding": {"b": 0, "s": 0},
 }
 
 
@@ -317,6 +327,7 @@ def test_each_step_of_the_first_block_has_its_cuda_and_every_region_exists(pages
     first = {k: v for k, v in FIRST_BLOCK[slug].items()}
     firsts = [s["key"] for s in page.steps if s.get("at") and all(s["at"].get(n, v) == v for n, v in first.items())]
     firsts = [k for k in firsts if " j=" not in k or k.endswith(("j=0", "j=0 i=0"))]  # one pass of the tile loop
+    firsts = [k for k in firsts if " p=" not in k or k.endswith("p=0")]  # and of the page loop
     assert firsts and [k for k in dict.fromkeys(firsts) if k not in with_cuda] == []
 
 

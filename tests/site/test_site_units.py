@@ -58,6 +58,7 @@ def test_nav_entries_fill_the_plan_and_add_pages_beyond_it():
         (3, "3. Flash Attention 2", None),
         (4, "4. Flash Attention 2 backward", None),
         (5, "5. Flash decoding", "flash-decoding.html"),
+        (6, "6. Paged decoding", None),
         (7, "7. Extra", "extra.html"),
     ]
 

@@ -77,6 +77,38 @@ SOURCES = {
         "GitHub, Dao-AILab",
         "https://github.com/Dao-AILab/flash-attention",
     ),
+    "paged-attention": Source(
+        "Woosuk Kwon, Zhuohan Li, Siyuan Zhuang, Ying Sheng, Lianmin Zheng, Cody Hao Yu, Joseph E. Gonzalez, "
+        "Hao Zhang, Ion Stoica",
+        "Efficient Memory Management for Large Language Model Serving with PagedAttention",
+        "SOSP 2023",
+        "https://arxiv.org/abs/2309.06180",
+    ),
+    "gqa": Source(
+        "Joshua Ainslie, James Lee-Thorp, Michiel de Jong, Yury Zemlyanskiy, Federico Lebrón, Sumit Sanghai",
+        "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
+        "EMNLP 2023",
+        "https://arxiv.org/abs/2305.13245",
+    ),
+    "mqa": Source(
+        "Noam Shazeer",
+        "Fast Transformer Decoding: One Write-Head is All You Need",
+        "arXiv:1911.02150, 2019",
+        "https://arxiv.org/abs/1911.02150",
+    ),
+    "flashinfer": Source(
+        "Zihao Ye, Lequn Chen, Ruihang Lai, Wuwei Lin, Yineng Zhang, Stephanie Wang, Tianqi Chen, Baris Kasikci, "
+        "Vinod Grover, Arvind Krishnamurthy, Luis Ceze",
+        "FlashInfer: Efficient and Customizable Attention Engine for LLM Inference Serving",
+        "MLSys 2025",
+        "https://arxiv.org/abs/2501.01005",
+    ),
+    "llama3": Source(
+        "Llama Team, AI @ Meta",
+        "The Llama 3 Herd of Models",
+        "arXiv:2407.21783, 2024",
+        "https://arxiv.org/abs/2407.21783",
+    ),
     "cuda-guide": Source(
         "NVIDIA",
         "CUDA C++ Programming Guide: shared memory, synchronization and the memory hierarchy",

@@ -25,14 +25,15 @@ L, S, P, m, l, O_partial, block_table, x, y, o, ...):
     trace.flops.matmul, .exp, .other, .total   floating-point operations counted as the run did them (attention)
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
-                                           fa2_bwd_preprocess, fa2_bwd: the host's formula, kernels.shared_bytes,
-                                           which the tests hold equal to ptxas's)
+                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine: the host's
+                                           formula, kernels.shared_bytes, which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
                                            T = ceil(N/b); paged decoding: g = H_q / H_kv, pages (of the batch),
-                                           tokens (sum of seq_lens), kv_bytes_per_token (2 H_kv d itemsize)
+                                           tokens (sum of seq_lens), padding (empty rows of the last pages),
+                                           kv_bytes_per_token (bytes of K and V read per token: 2 H_kv d itemsize)
 
-The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (b is the kernel's tile,
-d its D).
+The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding and online-softmax-output (b is the
+kernel's tile, d its D; paged decoding's tiles are (g, page_size)).
 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
@@ -247,6 +248,7 @@ CUDA_KERNELS = {
     "flash-decoding": "flash_decoding",
     "online-softmax-output": "online_softmax",
     "fa2-backward": "fa2_bwd",
+    "paged-decoding": "paged_decoding",
 }
 
 
@@ -275,13 +277,15 @@ def _paged(spec):
     inputs = attention.random_batch(lens, sizes["page_size"], sizes["H_q"], sizes["H_kv"], sizes["d"])
     ledger = attention.paged_decoding(*inputs, n_splits=sizes["n_splits"], dtype=dtype).ledger
     out = numbers(ledger, {**sizes, "seq_lens": list(lens)})
-    itemsize = 2 if dtype == "float16" else 4
     out.update(
         g=sizes["H_q"] // sizes["H_kv"],
         pages=sum(-(-n // sizes["page_size"]) for n in lens),
         tokens=sum(lens),
-        kv_bytes_per_token=attention.formulas.kv_bytes_per_token(sizes["H_kv"], sizes["d"], itemsize),
+        padding=sum(-(-n // sizes["page_size"]) for n in lens) * sizes["page_size"] - sum(lens),
+        kv_bytes_per_token=(out["read_bytes"]["K"] + out["read_bytes"]["V"]) // sum(lens),
     )
+    tiles = (out["g"], sizes["page_size"])  # the kernel's (G, PAGE)
+    out["cuda"] = cuda_numbers(CUDA_KERNELS["paged-decoding"], 1, sizes["d"], tiles, sizes)
     return out
 
 
