@@ -57,7 +57,9 @@ def parse(key, names):
 
 
 def ragged(sizes):
-    """Whether some tile is cut short (N not a multiple of a block size)."""
+    """Whether some tile is cut short (N not a multiple of a block size; paged decoding: a last page in part)."""
+    if "page_size" in sizes:
+        return any(sizes[n] % sizes["page_size"] for n in ("L0", "L1"))
     return any(sizes["N"] % v for name, v in sizes.items() if name in ("Br", "Bc"))
 
 

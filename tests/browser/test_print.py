@@ -34,6 +34,7 @@ PAGES = [
     "fa2_bwd.cu",
     "flash_decoding.cu",
     "online_softmax.cu",
+    "paged_decoding.cu",
 ]
 STEP = 5
 

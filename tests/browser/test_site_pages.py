@@ -1,5 +1,5 @@
 """The built site in Chromium: every page loads with nothing fetched from outside 127.0.0.1 and no console error,
-its links resolve, the figure draws from the Scene embedded at build time, the home page lists the five pages, and
+its links resolve, the figure draws from the Scene embedded at build time, the home page lists the pages, and
 playing steps fetches nothing.
 
 Pages start Python (Pyodide) in a worker once idle; these tests do not wait for it (the editors' tests do)."""
@@ -17,6 +17,7 @@ NAV = [
     "3. Flash Attention 2",
     "4. Flash Attention 2 backward",
     "5. Flash decoding",
+    "6. Paged decoding",
 ]
 
 
