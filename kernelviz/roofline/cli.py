@@ -46,7 +46,7 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
     N_kv = N if N_kv is None else N_kv
     n_splits = min(splits or 4, -(-N_kv // Bc))
     rows = []
-    for name in FORMULAS:
+    for name in (n for n in FORMULAS if n != "paged-decoding"):  # paged decoding's sizes are a batch, not N
         extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
         sizes = dict(N_kv=N_kv, causal=causal, batch_heads=batch_heads, **extra)
         nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=itemsize, **sizes))
