@@ -56,7 +56,7 @@ def main(args):
 
     import numpy as np
 
-    from . import ALGORITHMS, blocks, footprint, formulas
+    from . import blocks, footprint, formulas, run
 
     n_kv = args.N_kv or args.N
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
@@ -65,18 +65,16 @@ def main(args):
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
-    rng = np.random.default_rng(args.seed)
-    q = rng.standard_normal((args.batch_heads, args.N, args.d))
-    k = rng.standard_normal((args.batch_heads, n_kv, args.d))
-    v = rng.standard_normal((args.batch_heads, n_kv, args.d))
-    options = dict(Br=args.Br, Bc=args.Bc, causal=args.causal, dtype=args.dtype, sram_budget=args.sram_budget)
-    if args.algo == "flash-decoding":
-        options["n_splits"] = args.splits
+    given = dict(N=args.N, N_kv=n_kv, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal)
+    given["batch_heads"] = args.batch_heads
+    if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
+        given["splits"] = args.splits
     try:
-        result = ALGORITHMS[args.algo](q, k, v, **options)
+        done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
     except ValueError as e:
         print(f"kernelviz trace: error: {e}", file=sys.stderr)
         return 2
+    result, (q, k, v) = done.result, done.inputs.values()
 
     itemsize = np.dtype(args.dtype).itemsize
     sizes = dict(N_kv=n_kv, itemsize=itemsize, batch_heads=args.batch_heads)

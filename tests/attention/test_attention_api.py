@@ -12,14 +12,17 @@ def test_names():
         "ALGORITHMS",
         "FLOP_FORMULAS",
         "FORMULAS",
+        "SOFTMAX",
         "AttentionResult",
         "BackwardResult",
         "Ledger",
+        "Run",
         "SoftmaxResult",
         "SramBudgetError",
         "Transfer",
         "attention_backward_fp64",
         "attention_fp64",
+        "closed_form",
         "flash_attention_1",
         "flash_attention_2",
         "flash_attention_2_backward",
@@ -29,6 +32,7 @@ def test_names():
         "naive_softmax",
         "online_softmax",
         "online_softmax_output",
+        "run",
         "safe_softmax",
         "standard_attention",
         "standard_attention_backward",
@@ -39,6 +43,7 @@ def test_names():
         == list(attention.FLOP_FORMULAS)
         == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward"]
     )
+    assert list(attention.SOFTMAX) == ["naive-softmax", "safe-softmax", "online-softmax", "online-softmax-output"]
 
 
 def test_signatures():
@@ -57,6 +62,8 @@ def test_signatures():
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",
         "online_softmax_output": "(x, v, b=4)",
+        "run": "(algo, *, seed=0, dtype='float32', sram_budget=None, **sizes)",
+        "closed_form": "(algo, *, dtype='float32', **sizes)",
     }
     assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")
 

@@ -117,8 +117,6 @@ def test_fa1_blocks_show_the_tile_they_work_on(site):
 def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
     """Each {{ trace....cuda.shared_bytes.K }} the pages print equals ptxas's figure for the kernel instance at the
     page's sizes, compiled here by NVRTC for sm_90."""
-    from kernelviz.site.extensions import trace
-
     printed = []
     for path in sorted((ROOT / "pages").glob("*.md")):
         text = site[f"{path.stem}.html"]
@@ -131,7 +129,7 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
         front = yaml.safe_load(path.read_text().split("---\n")[1])["trace"]
         *run, _, _, launch = expr.split(".")[1:]
         spec = dict(front[run[0]] if run else front)
-        kernel = trace.CUDA_KERNELS[spec.pop("algo")]
+        kernel = kernels.ALGORITHM_KERNELS[spec.pop("algo")]
         tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
         plan = kernels.plan(kernel, 1, spec.get("N_kv", spec["N"]), spec["d"], tiles,
                             n_splits=spec.get("n_splits", 1))  # fmt: skip

@@ -85,7 +85,7 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
     [
         ("{algo: fa3, N: 8, d: 4, Br: 4, Bc: 4}", "algo must be one of"),
         ("{algo: fa2, N: 8, d: 4, Br: 4}", "missing Bc"),
-        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, n_splits: 2}", "n_splits is a flash-decoding size"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, n_splits: 2}", "splits is a flash-decoding size"),
         ("{algo: fa2, N: 0, d: 4, Br: 4, Bc: 4}", "N must be at least 1"),
         ("{algo: safe-softmax, N: 8}", "missing b"),
     ],
