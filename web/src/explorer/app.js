@@ -8,7 +8,7 @@
 import { budgetBytes } from './budgets.js';
 import { drawCanvas } from './canvas.js';
 import { buildControls } from './controls.js';
-import { h } from './dom.js';
+import { h } from '../lib/dom.js';
 import { buildLegend } from './legend.js';
 import { bytes } from './format.js';
 import * as F from './formulas.js';

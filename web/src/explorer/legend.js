@@ -2,7 +2,7 @@
 // and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the canvas's own look and `box`, so
 // the legend cannot drift from the drawing. Each entry carries data-look (the canvas tiles' data-look).
 import { box, dim, masked, resident, visitedLook } from './canvas.js';
-import { h } from './dom.js';
+import { h } from '../lib/dom.js';
 import { el } from './svg.js';
 
 const ENTRIES = [

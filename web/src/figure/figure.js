@@ -14,7 +14,7 @@ import { draggable } from './render/shapes.js';
 import { adopting } from './render/svg.js';
 import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
-import { h } from './ui/dom.js';
+import { h } from '../lib/dom.js';
 import { FigureTools } from './ui/figure-tools.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
