@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # ---- Python: kernelviz/ -------------------------------------------------------------------------------------------
 
 PY_LAYERS = [  # bottom first
+    ["glossary"],  # the names of the sizes, which every part speaks of
     ["pie", "progress"],  # pie: the drawing library, standard library only; progress: the terminal's progress bar
     ["figlib"],  # the figure library, on pie (both run in Pyodide)
     ["runner", "attention"],  # runner: runs editors with pie bound; attention: the algorithms on NumPy, alone
@@ -31,6 +32,7 @@ PY_COMPONENTS = [  # (glob of module names, component): the first that matches
     ("kernelviz.cli", "commands"),
     ("kernelviz.*.cli", "commands"),
     ("kernelviz.commands*", "commands"),
+    ("kernelviz.glossary", "glossary"),
     ("kernelviz.pie*", "pie"),
     ("kernelviz.progress", "progress"),
     ("kernelviz.figlib*", "figlib"),

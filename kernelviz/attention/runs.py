@@ -3,15 +3,18 @@
 
     done = run("fa2", N=8, d=4, Br=4, Bc=4)            # attention: N, d, Br, Bc required; N_kv (N),
     done.result.ledger.trips("K")                       #   splits (flash-decoding), causal, batch_heads (1)
-    run("online-softmax-output", N=16, b=4, d=2)        # softmax: N, b required; rows (1); d (the output's)
+    run("online-softmax-output", N=16, Bc=4, d=2)       # softmax: N, Bc required; rows (1); d (the output's)
 
 The inputs are standard normals from ``default_rng(seed)`` (``_inputs.random_normal``): q (batch_heads, N, d), then
 k and v (batch_heads, N_kv, d); for the softmax variants x (rows, N), then V (N, d). HBM counts depend on the sizes
-only, never on the values. A bad size raises ValueError naming it; the algorithm's own checks follow.
+only, never on the values. The sizes are named as in ``kernelviz.glossary`` (an old name, n_splits or b, works
+with a FutureWarning naming the new one). A bad size raises ValueError naming it; the algorithm's own checks follow.
 """
 
+import warnings
 from dataclasses import dataclass
 
+from .. import glossary
 from . import flops, formulas
 from ._backward import traced
 from ._inputs import random_normal, tiles
@@ -67,7 +70,7 @@ ATTENTION_SIZES = {
     "batch_heads": (int, False),
     "causal": (bool, False),
 }
-SOFTMAX_SIZES = {"N": (int, True), "b": (int, True), "rows": (int, False)}
+SOFTMAX_SIZES = {"N": (int, True), "Bc": (int, True), "rows": (int, False)}
 
 
 @dataclass
@@ -82,10 +85,10 @@ class Run:
 
     @property
     def tiles(self):
-        """{Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T}, ceil(N / b), of a softmax run."""
+        """{Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T}, ceil(N / Bc), of a softmax run."""
         s = self.sizes
         if self.algo in SOFTMAX:
-            return {"T": len(tiles(s["N"], s["b"]))}
+            return {"T": len(tiles(s["N"], s["Bc"]))}
         return {"Tr": len(tiles(s["N"], s["Br"])), "Tc": len(tiles(s["N_kv"], s["Bc"]))}
 
 
@@ -93,6 +96,9 @@ def run(algo, *, seed=0, dtype="float32", sram_budget=None, **sizes):
     """Run `algo` (a name of ALGORITHMS or SOFTMAX) at `sizes` on random inputs drawn with `seed`; returns a Run.
     `dtype` and `sram_budget` go to the attention algorithms. Raises ValueError for an unknown algorithm or size,
     a size of the wrong type or below 1, a missing one, or what the algorithm refuses."""
+    sizes, messages = glossary.canonical(sizes, "attention.run")
+    for message in messages:
+        warnings.warn(message, FutureWarning, stacklevel=2)
     if algo in ALGORITHMS:
         return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, dtype, sram_budget)
     if algo in SOFTMAX:
@@ -159,7 +165,7 @@ def _attention(algo, sizes, seed, dtype, sram_budget):
     q, k, v = random_normal(seed, (bh, n, d), (bh, n_kv, d), (bh, n_kv, d))
     options = dict(Br=sizes["Br"], Bc=sizes["Bc"], causal=sizes["causal"], dtype=dtype, sram_budget=sram_budget)
     if algo == "flash-decoding":
-        options["n_splits"] = sizes.get("splits")
+        options[glossary.KEYWORDS["splits"]] = sizes.get("splits")
     result = ALGORITHMS[algo](q, k, v, **options)
     return Run(algo, sizes, {"q": q, "k": k, "v": v}, result)
 
@@ -168,6 +174,6 @@ def _softmax(algo, sizes, seed):
     sizes = {"rows": 1, **sizes}
     if algo == "online-softmax-output":
         x, v = random_normal(seed, (sizes["rows"], sizes["N"]), (sizes["N"], sizes["d"]))
-        return Run(algo, sizes, {"x": x, "v": v}, online_softmax_output(x, v, b=sizes["b"]))
+        return Run(algo, sizes, {"x": x, "v": v}, online_softmax_output(x, v, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))
     (x,) = random_normal(seed, (sizes["rows"], sizes["N"]))
-    return Run(algo, sizes, {"x": x}, SOFTMAX[algo](x, b=sizes["b"]))
+    return Run(algo, sizes, {"x": x}, SOFTMAX[algo](x, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))

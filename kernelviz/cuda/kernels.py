@@ -84,14 +84,15 @@ ALGORITHM_KERNELS = {
 
 def shared_memory(algo, sizes):
     """{launch: bytes of __shared__ one block declares} of the launches of `algo`'s kernel (``ALGORITHM_KERNELS``)
-    at a run's `sizes` ({N, N_kv, d, Br, Bc, splits} of attention, {N, d, b} of online-softmax-output, whose kernel
-    takes tiles (1, b)), from ``plan`` with no device limit: a page may describe tiles too large for one. None
-    for an algorithm without a kernel. The tests hold these equal to what ptxas reports."""
+    at a run's `sizes` (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of
+    online-softmax-output, whose kernel takes tiles (1, Bc)), from ``plan`` with no device limit: a page may
+    describe tiles too large for one. None for an algorithm without a kernel. The tests hold these equal to what
+    ptxas reports."""
     kernel = ALGORITHM_KERNELS.get(algo)
     if kernel is None:
         return None
     if kernel == "online_softmax":
-        n, tiles = sizes["N"], (1, sizes["b"])
+        n, tiles = sizes["N"], (1, sizes["Bc"])
     else:
         n, tiles = sizes.get("N_kv", sizes["N"]), (sizes["Br"], sizes["Bc"])
     launches = plan(kernel, 1, n, sizes["d"], tiles, n_splits=sizes.get("splits", 1), limit=float("inf"))

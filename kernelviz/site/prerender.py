@@ -6,6 +6,7 @@ matter gives the form's ranges, in the kernel's order,
     sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max]
     prerender: {Br: [2, 4], Bc: [2, 4]}             # optional: only these values of these sizes are prerendered
 
+(sizes named as in ``kernelviz.glossary``; an old name is a warning naming the new one)
 gets in its figure's box the form
 
     <form class="kv-sizes" data-scenes="scenes/SLUG/" data-prerendered='["N8-Br4-Bc4", ...]'>
@@ -27,6 +28,7 @@ import json
 import math
 import os
 
+from .. import glossary
 from ..runner import Source
 from . import scene_cache
 from .isolated import Job, run_batches
@@ -45,6 +47,7 @@ def form_spec(page, diagnostics):
     ranges, asked = page.meta.get("sizes"), dict(getattr(page.run, "sizes", None) or {})
     if ranges is None or page.run is None or not page.run.ok:
         return None
+    ranges = named(page, "sizes", diagnostics)
     problem = None
     if list(ranges) != list(asked):
         problem = f"names {', '.join(map(str, ranges))}, but the kernel's sizes() names {', '.join(asked) or 'none'}"
@@ -58,6 +61,19 @@ def form_spec(page, diagnostics):
         diagnostics.warn(page.file, page.meta_line, f"front matter sizes: {problem}")
         return None
     return {n: tuple(r) for n, r in ranges.items()}
+
+
+def named(page, key, diagnostics):
+    """The front matter's `key` (sizes, prerender: {name: ...}) with its sizes named as in the glossary; an old name
+    is a warning naming the new one."""
+    try:
+        spec, messages = glossary.canonical(page.meta.get(key) or {}, f"front matter {key}")
+    except ValueError as e:
+        diagnostics.warn(page.file, page.meta_line, str(e))
+        return dict(page.meta.get(key) or {})
+    for message in messages:
+        diagnostics.warn(page.file, page.meta_line, message)
+    return spec
 
 
 def combinations(defaults, ranges, only=None, tiles=TILES):
@@ -84,7 +100,7 @@ def prerender(site, diagnostics, limits=None):
             continue
         drawing = drawing or scene_cache.drawing_digest()  # read once a build, and only when a page has a form
         defaults, digest = dict(page.run.sizes), scene_cache.page_digest(page.editors, drawing)
-        wanted = combinations(defaults, ranges, page.meta.get("prerender"))
+        wanted = combinations(defaults, ranges, named(page, "prerender", diagnostics))
         drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
         for sizes in wanted[1:]:
             key = scene_cache.key(digest, sizes)

@@ -1,8 +1,8 @@
 """The prerendered scenes kept between builds, so that a rebuild runs only what changed.
 
-A scene is kept under the hash of what draws it: the page's editors, the sizes, and the source of the runner, pie
-and figlib. The folder is ``CACHE`` ($KERNELVIZ_CACHE, else ~/.cache/kernelviz), ``scenes/KEY.json``; the text kept
-is the Scene's JSON, or "" for sizes the kernel refused (remembered as such).
+A scene is kept under the hash of what draws it: the page's editors, the sizes, and the source of the runner, pie,
+figlib and the glossary of sizes. The folder is ``CACHE`` ($KERNELVIZ_CACHE, else ~/.cache/kernelviz/scenes), a file
+KEY.json a scene; the text kept is the Scene's JSON, or "" for sizes the kernel refused (remembered as such).
 
     drawing = drawing_digest()              # once a build
     k = key(page_digest(editors, drawing), sizes)
@@ -19,10 +19,10 @@ CACHE = Path(os.environ.get("KERNELVIZ_CACHE") or Path.home() / ".cache" / "kern
 
 
 def drawing_digest():
-    """The hash of the code that draws every page's scenes: the runner, pie and figlib."""
+    """The hash of the code that draws every page's scenes: the runner, pie, figlib and the glossary."""
     h = hashlib.sha256()
     drawing = [*(PACKAGE / "pie").glob("*.py"), *(PACKAGE / "pie").glob("*.json"), *(PACKAGE / "figlib").glob("*.py")]
-    for path in sorted([PACKAGE / "runner.py", *drawing]):
+    for path in sorted([PACKAGE / "runner.py", PACKAGE / "glossary.py", *drawing]):
         h.update(path.name.encode() + path.read_bytes())
     return h.hexdigest()
 

@@ -19,7 +19,7 @@ def test_a_run_is_the_algorithm_on_the_seeded_inputs():
 
 
 def test_a_softmax_run():
-    done = run("online-softmax-output", N=10, b=4, d=2)
+    done = run("online-softmax-output", N=10, Bc=4, d=2)
     rng = np.random.default_rng(0)
     x, v = rng.standard_normal((1, 10)), rng.standard_normal((10, 2))
     np.testing.assert_array_equal(done.inputs["x"], x)
@@ -41,8 +41,8 @@ def test_a_softmax_run():
         ("fa2", {"N": 0, "d": 4, "Br": 4, "Bc": 4}, "N must be at least 1, got 0"),
         ("fa2", {"N": 8, "d": 4, "Br": 4, "Bc": True}, "Bc must be int, got True"),
         ("fa2", {"N": 8, "d": 4, "Br": 4, "Bc": 4, "Bq": 4}, "unknown size 'Bq'"),
-        ("safe-softmax", {"N": 8}, "missing b"),
-        ("online-softmax-output", {"N": 8, "b": 4}, "missing d"),
+        ("safe-softmax", {"N": 8}, "missing Bc"),
+        ("online-softmax-output", {"N": 8, "Bc": 4}, "missing d"),
     ],
 )
 def test_bad_sizes_are_named(algo, sizes, message):
@@ -62,3 +62,13 @@ def test_ledger_numbers_are_the_closed_forms():
     assert numbers["bytes"]["read"] + numbers["bytes"]["write"] == numbers["bytes"]["total"]
     assert numbers["bytes"]["Q"] == tensor
     assert numbers["peak_sram"] == 4 * (2 * Br * d + 2 * Bc * d + Br * Bc + 2 * Br)  # FA2's __shared__ tiles
+
+
+def test_old_size_names_work_with_a_warning_naming_the_new_one():
+    with pytest.warns(FutureWarning, match="attention.run: n_splits is now called splits"):
+        done = run("flash-decoding", N=1, N_kv=16, d=4, Br=1, Bc=4, n_splits=2)
+    assert done.sizes["splits"] == 2 and "n_splits" not in done.sizes
+    with pytest.warns(FutureWarning, match="attention.run: b is now called Bc"):
+        assert run("safe-softmax", N=8, b=4).tiles == {"T": 2}
+    with pytest.raises(ValueError, match="splits is given twice"):
+        run("flash-decoding", N=1, N_kv=16, d=4, Br=1, Bc=4, n_splits=2, splits=2)

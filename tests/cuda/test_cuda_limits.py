@@ -106,7 +106,7 @@ def test_the_shared_memory_a_page_quotes_is_each_launchs_at_the_runs_sizes():
     assert big == {"fa1": 4 * (2 * 64 * 128 * 2 + 64 * 64 + 2 * 64)} and big["fa1"] > kernels.STATIC_SHARED_LIMIT
     fd = kernels.shared_memory("flash-decoding", {"N": 1, "N_kv": 16, "d": 4, "Br": 1, "Bc": 4, "splits": 2})
     assert fd == {"fd_split": 4 * (8 + 32 + 4 + 3), "fd_combine": 4 * (4 + 2)}
-    assert kernels.shared_memory("online-softmax-output", {"N": 16, "b": 4, "d": 2}) == {
+    assert kernels.shared_memory("online-softmax-output", {"N": 16, "Bc": 4, "d": 2}) == {
         "online_softmax": 4 * (4 + 8 + 2 + 3)
     }
     assert kernels.shared_memory("standard", {"N": 8, "d": 4, "Br": 4, "Bc": 4}) is None

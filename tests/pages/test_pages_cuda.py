@@ -130,9 +130,9 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
         *run, _, _, launch = expr.split(".")[1:]
         spec = dict(front[run[0]] if run else front)
         kernel = kernels.ALGORITHM_KERNELS[spec.pop("algo")]
-        tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
+        tiles = (1, spec["Bc"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
         plan = kernels.plan(kernel, 1, spec.get("N_kv", spec["N"]), spec["d"], tiles,
-                            n_splits=spec.get("n_splits", 1))  # fmt: skip
+                            n_splits=spec.get("splits", 1))  # fmt: skip
         name = next(p.name for p in plan if p.name.startswith(f"{launch}<"))
         built = nvrtc.build(kernel, [p.name for p in plan], compile.ARCHS[-1])
         assert value == built.rows[name].shared_bytes, (path.name, expr, name)

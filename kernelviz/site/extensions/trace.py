@@ -4,13 +4,15 @@
 The sizes come from the page's front matter, one run or several named ones:
 
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}                       → {{ trace.reads.K }}
-    trace: {naive: {algo: naive-softmax, N: 16, b: 4}, fa2: {...}}    → {{ trace.naive.reads.x }}
+    trace: {naive: {algo: naive-softmax, N: 16, Bc: 4}, fa2: {...}}   → {{ trace.naive.reads.x }}
 
 `algo` is an algorithm of ``kernelviz.attention.run`` (standard, fa1, fa2, flash-decoding: N, d, Br, Bc required;
-optional N_kv (default N), n_splits (flash-decoding), causal (false), dtype (float32), heads (1); or a softmax
-variant, naive-softmax, safe-softmax, online-softmax: N and b required, rows optional (1); online-softmax-output:
-N, b and d). Each runs once per build on random inputs of those sizes, and EXPR names one of its numbers (T is a
-tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y, o, ...):
+optional N_kv (default N), splits (flash-decoding), causal (false), dtype (float32), batch_heads (1); or a softmax
+variant, naive-softmax, safe-softmax, online-softmax: N and Bc required, rows optional (1); online-softmax-output:
+N, Bc and d). The sizes are named as in ``kernelviz.glossary``; an old name (n_splits, heads, b) is a warning
+naming the new one, in the front matter and in a placeholder. Each runs once per build on random inputs of those
+sizes, and EXPR names one of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y,
+o, ...):
 
     trace.reads.T, trace.writes.T, trace.loads.T, ...   what the run's ledger answers (``Ledger.numbers``: times
                                            read / written in full, tile transfers, bytes; bytes.total, .read,
@@ -21,15 +23,16 @@ tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y, o, ...):
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
                                            fa2_bwd_preprocess, fa2_bwd: ``kernels.shared_memory``, which the tests
                                            hold equal to ptxas's)
-    trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
-                                           T = ceil(N/b) (``Run.tiles``)
+    trace.N, .d, .Br, .Bc, .N_kv, ...      the run's sizes, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
+                                           T = ceil(N/Bc) (``Run.tiles``)
 
-The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (b is the kernel's tile,
-d its D).
+The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward and online-softmax-output (Bc is the kernel's
+tile, d its D).
 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
-trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes.
+trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes
+(``attention.closed_form``).
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -40,10 +43,10 @@ import re
 
 from markdown_it.common.utils import escapeHtml
 
+from ... import glossary
 from ..tokens import walk
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-NAMES = {"n_splits": "splits", "heads": "batch_heads"}  # the front matter's names of attention.run's sizes
 
 
 def plugin(md):
@@ -102,6 +105,9 @@ def _value(page, expr, numbers, line, context):
     head, *path = expr.split(".")
     value, where = (numbers, "trace") if head == "trace" else ({"trace": numbers}, "")
     for name in path if head == "trace" else [head]:
+        if isinstance(value, dict) and name not in value and glossary.OLD.get(name) in value:  # an old size name
+            context.diagnostics.warn(page.file, line, glossary.renamed(name, f"{{{{ {expr} }}}}"))
+            name = glossary.OLD[name]
         if not isinstance(value, dict) or name not in value:
             break
         value, where = value[name], f"{where}.{name}".lstrip(".")
@@ -125,13 +131,21 @@ def _numbers(page, diagnostics):
         return None
     try:
         if "algo" in spec:
-            return compute(spec)
+            return compute(_named(spec, "trace", page, diagnostics))
         if not all(isinstance(s, dict) for s in spec.values()):
             raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
-        return {name: compute(s) for name, s in spec.items()}
+        return {name: compute(_named(s, f"trace.{name}", page, diagnostics)) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
         diagnostics.warn(page.file, page.meta_line, f"trace: {e}")
         return False
+
+
+def _named(spec, where, page, diagnostics):
+    """`spec` with its sizes named as in the glossary: an old name is a warning at the front matter."""
+    spec, messages = glossary.canonical(spec, where)
+    for message in messages:
+        diagnostics.warn(page.file, page.meta_line, message)
+    return spec
 
 
 def compute(spec):
@@ -145,21 +159,19 @@ def _compute(items):
     from kernelviz.attention.runs import baseline
     from kernelviz.cuda import kernels
 
-    spec = dict(items)
-    algo = spec.pop("algo", None)
+    sizes = dict(items)
+    algo = sizes.pop("algo", None)
     attending = algo in attention.ALGORITHMS
-    options = {"dtype": spec.pop("dtype", "float32")} if attending else {}
-    closed_form = spec.pop("closed_form", False) if attending else False
+    options = {"dtype": sizes.pop("dtype", "float32")} if attending else {}
+    closed_form = sizes.pop("closed_form", False) if attending else False
     if not isinstance(closed_form, bool):
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
-    sizes = {NAMES.get(k, k): v for k, v in spec.items()}
-    given = {"N_kv": spec.get("N"), "heads": 1} if attending else {"rows": 1}
-    shown = {key: v for key, v in {**given, **spec}.items() if key != "causal"}  # the sizes, as the page names them
     if closed_form:
-        out = attention.closed_form(algo, **options, **sizes)
-        return {**{k: v for k, v in out.items() if k not in ATTENTION_SIZES}, **shown}
+        return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k != "causal"}
     done = attention.run(algo, **options, **sizes)
-    out = {**shown, **done.result.ledger.numbers(), **done.tiles}
+    out = {key: v for key, v in done.sizes.items() if key != "causal"}
+    out.update(done.result.ledger.numbers())
+    out.update(done.tiles)
     if attending:
         sizes.pop("splits", None)
         standard = attention.run(baseline(algo), **options, **sizes).result.ledger
@@ -168,6 +180,3 @@ def _compute(items):
     if shared is not None:
         out["cuda"] = {"shared_bytes": shared}
     return out
-
-
-ATTENTION_SIZES = ("N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads", "causal")  # (shown as the page names them)
