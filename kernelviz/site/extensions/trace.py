@@ -136,7 +136,8 @@ def _numbers(page, diagnostics):
             raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
         return {name: compute(_named(s, f"trace.{name}", page, diagnostics)) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
-        diagnostics.warn(page.file, page.meta_line, f"trace: {e}")
+        message = str(e)  # (the glossary's errors name where they are: trace.RUN)
+        diagnostics.warn(page.file, page.meta_line, message if message.startswith("trace") else f"trace: {message}")
         return False
 
 
