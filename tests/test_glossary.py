@@ -49,7 +49,7 @@ def test_the_command_lines_sizes_are_the_glossarys():
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
     dests = {a.dest for a in parser._actions if a.option_strings and a.type is not None and a.dest != "seed"}
-    dests -= {"sram_budget", "save"}  # a byte budget and a file: not sizes
+    dests -= {"sram_budget", "save", "gpu"}  # a byte budget, a file and a GPU's name: not sizes
     assert dests == {"N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads"} <= set(glossary.SIZES)
     flags = {s for a in parser._actions if a.dest in dests for s in a.option_strings}
     assert flags == {"--" + name.replace("_", "-") for name in dests}

@@ -21,7 +21,8 @@ PY_LAYERS = [  # bottom first
     ["glossary"],  # the names of the sizes, which every part speaks of
     ["pie", "progress"],  # pie: the drawing library, standard library only; progress: the terminal's progress bar
     ["figlib"],  # the figure library, on pie (both run in Pyodide)
-    ["runner", "attention"],  # runner: runs editors with pie bound; attention: the algorithms on NumPy, alone
+    ["runner", "attention", "roofline"],  # runner: runs editors with pie bound; attention: the algorithms on NumPy,
+    # alone; roofline: the GPUs' peak rates and the bounds they set
     ["cuda"],  # the kernels, checked against attention
     ["site leaves"],  # the site's small parts that know no page: tokens, highlighting, names, diagnostics
     ["site extensions"],  # the Markdown rules, one a file
@@ -38,10 +39,22 @@ PY_COMPONENTS = [  # (glob of module names, component): the first that matches
     ("kernelviz.figlib*", "figlib"),
     ("kernelviz.runner", "runner"),
     ("kernelviz.attention*", "attention"),
+    ("kernelviz.roofline*", "roofline"),
     ("kernelviz.cuda*", "cuda"),
     *(
         (f"kernelviz.site.{leaf}", "site leaves")
-        for leaf in ("tokens", "highlight", "diagnostics", "locations", "nav", "js", "cuda_code", "step_at", "library")
+        for leaf in (
+            "tokens",
+            "highlight",
+            "diagnostics",
+            "locations",
+            "nav",
+            "js",
+            "cuda_code",
+            "cuda_render",
+            "step_at",
+            "library",
+        )
     ),
     ("kernelviz.site.extensions*", "site extensions"),
     ("kernelviz.site*", "site"),
