@@ -21,7 +21,7 @@ def validate_scene():
     """Validate a Scene dict against kernelviz/pie/scene.schema.json; raises jsonschema.ValidationError."""
     import jsonschema
 
-    from kernelviz.pie.scene import schema
+    from kernelviz.pie.bounds import schema
 
     validator = jsonschema.Draft202012Validator(schema())
 

@@ -11,10 +11,13 @@ Every algorithm takes Br, Bc, causal, dtype ("float32" or "float16" storage; flo
 
 Paged decoding takes a batch of sequences in a paged K/V cache instead (see ``paged_decoding``):
     paged_decoding(q, k_pages, v_pages, block_table, seq_lens, n_splits=1, dtype=..., scale=..., sram_budget=...)
+
+    done = run("fa2", N=4096, d=64, Br=64, Bc=64)     # one run on random inputs, by name: what `kernelviz trace`
+    done.result.ledger.numbers()                      # and the pages' {{ trace }} numbers share (``runs``)
 """
 
 from . import flops, formulas
-from ._backward import BackwardResult, traced
+from ._backward import BackwardResult
 from ._inputs import AttentionResult
 from .fa1 import flash_attention_1
 from .fa2 import flash_attention_2
@@ -24,52 +27,26 @@ from .ledger import Ledger, SramBudgetError, Transfer
 from .paged_cache import random_batch
 from .paged_decoding import paged_decoding
 from .reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
+from .runs import ALGORITHMS, FLOP_FORMULAS, FORMULAS, SOFTMAX, Run, closed_form, run
 from .softmax import SoftmaxResult, naive_softmax, online_softmax, online_softmax_output, safe_softmax
 from .standard import standard_attention
 from .standard_backward import standard_attention_backward
-
-# The CLI's names for the algorithms, and the closed-form count each one's ledger meets.
-ALGORITHMS = {
-    "standard": standard_attention,
-    "fa1": flash_attention_1,
-    "fa2": flash_attention_2,
-    "flash-decoding": flash_decoding,
-    # the backward passes: each runs its forward for O and L, then the backward on a random dO (_backward.traced)
-    "fa2-backward": traced(flash_attention_2, flash_attention_2_backward),
-    "standard-backward": traced(standard_attention, standard_attention_backward, needs=("do",)),
-    "paged-decoding": paged_decoding,
-}
-FORMULAS = {
-    "standard": formulas.standard,
-    "fa1": formulas.fa1,
-    "fa2": formulas.fa2,
-    "flash-decoding": formulas.flash_decoding,
-    "fa2-backward": formulas.fa2_backward,
-    "standard-backward": formulas.standard_backward,
-    "paged-decoding": formulas.paged_decoding,
-}
-FLOP_FORMULAS = {  # the closed-form FLOP count each one's ledger.flops meets
-    "standard": flops.standard,
-    "fa1": flops.fa1,
-    "fa2": flops.fa2,
-    "flash-decoding": flops.flash_decoding,
-    "fa2-backward": flops.fa2_backward,
-    "standard-backward": flops.standard_backward,
-    "paged-decoding": flops.paged_decoding,
-}
 
 __all__ = [
     "ALGORITHMS",
     "FLOP_FORMULAS",
     "FORMULAS",
+    "SOFTMAX",
     "AttentionResult",
     "BackwardResult",
     "Ledger",
+    "Run",
     "SoftmaxResult",
     "SramBudgetError",
     "Transfer",
     "attention_backward_fp64",
     "attention_fp64",
+    "closed_form",
     "flash_attention_1",
     "flash_attention_2",
     "flash_attention_2_backward",
@@ -82,6 +59,7 @@ __all__ = [
     "paged_attention_fp64",
     "paged_decoding",
     "random_batch",
+    "run",
     "safe_softmax",
     "standard_attention",
     "standard_attention_backward",

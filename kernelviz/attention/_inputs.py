@@ -30,6 +30,13 @@ class AttentionResult:
     params: dict = field(default_factory=dict)
 
 
+def random_normal(seed, *shapes):
+    """Standard-normal float64 arrays of `shapes`, drawn one after another from NumPy's ``default_rng(seed)``: the
+    inputs of every run of ``kernelviz trace`` and of the pages' ``{{ trace }}`` numbers (``run.run``)."""
+    rng = np.random.default_rng(seed)
+    return [rng.standard_normal(shape) for shape in shapes]
+
+
 def positive_int(name, value):
     if isinstance(value, bool) or not isinstance(value, int | np.integer) or value <= 0:
         raise ValueError(f"{name}: expected a positive integer, got {value!r}")

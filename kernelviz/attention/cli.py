@@ -22,6 +22,8 @@ import math
 
 from kernelviz.commands.checks import non_negative, output_file
 
+from .words import ratio, size  # noqa: F401 (the table's words; tests import them from here)
+
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
 
@@ -79,7 +81,7 @@ def main(args):
 
     import numpy as np
 
-    from . import ALGORITHMS, blocks, footprint, formulas
+    from . import blocks, footprint, formulas, run
 
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
@@ -95,18 +97,16 @@ def main(args):
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
-    rng = np.random.default_rng(args.seed)
-    q = rng.standard_normal((args.batch_heads, args.N, args.d))
-    k = rng.standard_normal((args.batch_heads, n_kv, args.d))
-    v = rng.standard_normal((args.batch_heads, n_kv, args.d))
-    options = dict(Br=args.Br, Bc=args.Bc, causal=args.causal, dtype=args.dtype, sram_budget=args.sram_budget)
-    if args.algo == "flash-decoding":
-        options["n_splits"] = args.splits
+    given = dict(N=args.N, N_kv=n_kv, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal)
+    given["batch_heads"] = args.batch_heads
+    if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
+        given["splits"] = args.splits
     try:
-        result = ALGORITHMS[args.algo](q, k, v, **options)
+        done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
     except ValueError as e:
         print(f"kernelviz trace: error: {e}", file=sys.stderr)
         return 2
+    result, (q, k, v) = done.result, done.inputs.values()
 
     itemsize = np.dtype(args.dtype).itemsize
     sizes = dict(N_kv=n_kv, itemsize=itemsize, batch_heads=args.batch_heads)
@@ -229,21 +229,3 @@ def _table(report):
             f"(the last of {len(visits)} blocks), {sum(visits):,} tiles in all"
         )
     return "\n".join(lines)
-
-
-def ratio(bytes_, baseline, name):
-    """`bytes_` against `baseline`, in words that say which way: "3.0× fewer bytes than standard attention"."""
-    if bytes_ == baseline:
-        return f"the same bytes as {name} (1.0×)"
-    if bytes_ < baseline:
-        return f"{baseline / bytes_:.1f}× fewer bytes than {name}"
-    return f"{bytes_ / baseline:.1f}× more bytes than {name}"
-
-
-def size(n):
-    """`n` bytes in binary units: "130.0 MiB"."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
-            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return None  # unreachable

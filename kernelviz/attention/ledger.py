@@ -163,6 +163,34 @@ class Ledger:
     def total_flops(self):
         return sum(self.flops.values())
 
+    def numbers(self):
+        """What the pages ask of a ledger (``{{ trace.reads.K }}`` and kin), as {question: {tensor: number}} or
+        {question: number}, T a tensor:
+
+            reads[T], writes[T]            times T is read / written in full (``trips``)
+            loads[T], stores[T]            tile transfers of T from HBM / to HBM
+            read_bytes[T], write_bytes[T]  bytes of T read / written
+            bytes[T]                       bytes of T read and written; bytes[total], [read], [write]: all traffic
+            peak_sram                      bytes of SRAM of the largest block (``peak_sram``)
+            flops[kind]                    floating-point operations by kind (matmul, exp, other), and total
+        """
+        per = self.per_tensor
+        tiles = {READ: Counter(), WRITE: Counter()}
+        for t in self.transfers:
+            tiles[t.direction][t.tensor] += 1
+        moved = {t: rw[READ] + rw[WRITE] for t, rw in per.items()}
+        return dict(
+            reads={t: self.trips(t, READ) for t in self.tensor_bytes},
+            writes={t: self.trips(t, WRITE) for t in self.tensor_bytes},
+            loads={t: tiles[READ][t] for t in per},
+            stores={t: tiles[WRITE][t] for t in per},
+            read_bytes={t: rw[READ] for t, rw in per.items()},
+            write_bytes={t: rw[WRITE] for t, rw in per.items()},
+            bytes={**moved, "total": self.total_bytes, "read": self.read_bytes, "write": self.write_bytes},
+            peak_sram=self.peak_sram,
+            flops={**self.flops.by_kind, "total": self.total_flops},
+        )
+
     def summary(self):
         """A plain dict: per_tensor, total_bytes, flops by kind, peak_sram and sram per kernel (the CLI's JSON)."""
         return {

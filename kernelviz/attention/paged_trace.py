@@ -10,7 +10,7 @@ import json
 import sys
 
 from . import footprint, formulas
-from .cli import ratio, size
+from .words import ratio, size
 
 
 def main(args):

@@ -83,6 +83,37 @@ def shared_bytes(kernel, tiles, d):
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
 
 
+# the kernel of each algorithm of kernelviz.attention that has one (``attention.run``'s names)
+ALGORITHM_KERNELS = {
+    "fa1": "fa1",
+    "fa2": "fa2",
+    "flash-decoding": "flash_decoding",
+    "online-softmax-output": "online_softmax",
+    "fa2-backward": "fa2_bwd",
+    "paged-decoding": "paged_decoding",
+}
+
+
+def shared_memory(algo, sizes):
+    """{launch: bytes of __shared__ one block declares} of the launches of `algo`'s kernel (``ALGORITHM_KERNELS``)
+    at a run's `sizes` (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of
+    online-softmax-output, whose kernel takes tiles (1, Bc); {d, page_size, H_q, H_kv, splits} of paged-decoding,
+    whose kernel takes tiles (H_q / H_kv, page_size)), from ``plan`` with no device limit: a page may
+    describe tiles too large for one. None for an algorithm without a kernel. The tests hold these equal to what
+    ptxas reports."""
+    kernel = ALGORITHM_KERNELS.get(algo)
+    if kernel is None:
+        return None
+    if kernel == "online_softmax":
+        n, tiles = sizes["N"], (1, sizes["Bc"])
+    elif kernel == "paged_decoding":
+        n, tiles = 1, (sizes["H_q"] // sizes["H_kv"], sizes["page_size"])
+    else:
+        n, tiles = sizes.get("N_kv", sizes["N"]), (sizes["Br"], sizes["Bc"])
+    launches = plan(kernel, 1, n, sizes["d"], tiles, n_splits=sizes.get("splits", 1), limit=float("inf"))
+    return {launch.name.partition("<")[0]: launch.shared_bytes for launch in launches}
+
+
 def host_formulas(kernel):
     """{name: C expression over a page's figure sizes (N, Bc, splits, ...)} of the kernel arguments the host derives
     from them, under the names the kernel uses: flash decoding's S, the keys per split (split_size)."""

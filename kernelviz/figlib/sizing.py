@@ -4,8 +4,14 @@
 
 returns the defaults in the order they are named, each replaced by the size of that name the runner was given
 (``runner.run(sources, sizes={"N": 12})``: the size form of the page, a prerendered scene, a test). The names and
-the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has.
+the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has. The names
+are the glossary's (``kernelviz.glossary``): an old one (``n_splits``) works, with a warning naming the new one
+(``splits``) on stderr, and the size is then given and remembered under the new name.
 """
+
+import sys
+
+from .. import glossary
 
 _given = {}  # name -> int: what the runner was given for the run in progress
 _used = {}  # name -> int: what the last call of sizes() returned
@@ -34,19 +40,30 @@ def sizes(**defaults):
     runner was given a size this call does not name (so a misspelt size in a URL is an error, not ignored)."""
     if not defaults:
         raise TypeError("sizes: name at least one size with its default, e.g. sizes(N=8, Br=4, Bc=4)")
+    defaults = _named(defaults, "sizes")
+    given = _named(_given, "sizes (given to the runner)")
     for name, value in defaults.items():
         _checked("sizes", name, value)
-    for name, value in _given.items():
+    for name, value in given.items():
         _checked("sizes (given to the runner)", name, value)
-    unknown = [n for n in _given if n not in defaults]
+    unknown = [n for n in given if n not in defaults]
     if unknown:
         raise ValueError(
-            f"sizes: the runner was given {', '.join(f'{n}={_given[n]}' for n in unknown)}, "
+            f"sizes: the runner was given {', '.join(f'{n}={given[n]}' for n in unknown)}, "
             f"but this kernel's sizes are {', '.join(defaults)}"
         )
     _used.clear()
-    _used.update({n: _given.get(n, d) for n, d in defaults.items()})
+    _used.update({n: given.get(n, d) for n, d in defaults.items()})
     return tuple(_used.values())
+
+
+def _named(sizes, where):
+    """`sizes` named as in the glossary; each old name is a line on stderr (which the runner keeps and the editor
+    shows), every time, unlike Python's warnings, which show once and which a test harness may catch."""
+    sizes, messages = glossary.canonical(sizes, where)
+    for message in messages:
+        print(f"warning: {message}", file=sys.stderr)
+    return sizes
 
 
 def used():

@@ -2,10 +2,24 @@
 
 The schema states each bound once; the browser's checker (web/src/figure/check.js) enforces it through the
 validator generated from the same file, and pie checks it here before a value enters the Scene, so the error names
-the call and the argument instead of the browser refusing the whole figure.
+the call and the argument instead of the browser refusing the whole figure. The bottom of pie: it imports nothing
+of ours.
 """
 
-from .scene import schema
+import json
+import math
+from importlib import resources
+
+
+def schema():
+    """The Scene's JSON Schema, as a dict."""
+    return json.loads(resources.files(__package__).joinpath("scene.schema.json").read_text())
+
+
+def is_number(x):
+    """A finite int or float (not a bool)."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
 
 _SCHEMA = schema()
 _DEFS = _SCHEMA["$defs"]

@@ -3,19 +3,14 @@ that names the function and the argument, e.g. ``pie.rectangle: w must be a numb
 """
 
 import difflib
-import math
 import re
 
 from . import bounds
+from .bounds import is_number
 from .palette import PALETTE
 from .scene import CURRENT, Node
 
 _COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
-
-
-def is_number(x):
-    """A finite int or float (not a bool)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def _node(func, arg, value, kind):

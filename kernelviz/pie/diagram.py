@@ -37,7 +37,7 @@ def field_value(func, where, key, value):
         raise ValueError(f"pie.{func}: {where} has an unknown field {key!r}; the fields are {fields}")
     arg = f"{where}.{key}"
     if key in NUMBERS:
-        if not checks.is_number(value) or (key in ("font", "wrap") and value < 0):
+        if not bounds.is_number(value) or (key in ("font", "wrap") and value < 0):
             raise TypeError(
                 f"pie.{func}: {arg} must be a finite number{' >= 0' if key in ('font', 'wrap') else ''}, got {value!r}"
             )

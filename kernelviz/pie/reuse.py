@@ -6,7 +6,7 @@ number; a diagram must keep every item its step lists change). Each error names 
 """
 
 from . import bounds
-from .checks import is_number
+from .bounds import is_number
 
 # (kind, field) -> the bounds a scalar it refers to must hold a number within; the label takes any scalar
 NUMBER_FIELDS = {

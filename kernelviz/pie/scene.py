@@ -8,12 +8,13 @@ A Scene is JSON::
      "nodes": [{"id": str, "kind": str, ...}, ...]}
 
 where a Value is a literal or ``{"ref": id}``, a reference to a node that the renderer resolves, so that a
-dependent follows when the node it names changes. ``scene.schema.json`` beside this file is the contract;
-``SETTINGS`` below holds the defaults of the canvas settings.
+dependent follows when the node it names changes. ``scene.schema.json`` beside this file is the contract
+(``bounds.schema`` reads it); ``SETTINGS`` below holds the defaults of the canvas settings.
 """
 
 import json
-from importlib import resources
+
+from . import reuse
 
 VERSION = 1
 
@@ -64,8 +65,6 @@ class Scene:
             old = self.nodes.get(out)
             if old is not None and old["kind"] != kind:
                 raise ValueError(f"pie.{func}: out={out!r} names a {old['kind']} node; a {kind} cannot replace it")
-        from . import reuse  # (it reads the bounds from the schema, below)
-
         if node_id not in self.nodes:
             reuse.check_count(func, len(self.nodes))
         if node_id in SETTINGS:
@@ -90,11 +89,6 @@ class Scene:
 
     def to_json(self, indent=None):
         return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
-
-
-def schema():
-    """The Scene's JSON Schema, as a dict."""
-    return json.loads(resources.files(__package__).joinpath("scene.schema.json").read_text())
 
 
 CURRENT = Scene()

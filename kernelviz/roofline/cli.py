@@ -6,7 +6,7 @@ equal to what the algorithms count as they run, so any size answers at once: N =
 
 import json
 
-from kernelviz.attention.cli import size
+from kernelviz.attention.words import size
 
 HELP = "print what bounds each attention algorithm (memory or compute) on each GPU, and its lower-bound time"
 

@@ -5,7 +5,8 @@ the one stylesheet each page links, and the Python the browser worker runs:
     assets/page.css                  palette.css, site.css, main.css, in that order (every page)
     assets/math.css                  KaTeX's CSS (the pages with math)
     assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
-    assets/py/kernelviz/__init__.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json, figlib/*.py
+    assets/py/kernelviz/__init__.py, glossary.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json,
+                                     figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
 
 A page links one stylesheet in its head, so that nothing but its HTML and that one file holds back its first paint
@@ -87,10 +88,12 @@ def copy(web_dist, assets):
 
 
 def python_files():
-    """The files of the package the browser worker imports: the runner, pie and figlib (standard library only)."""
+    """The files of the package the browser worker imports: the runner, pie and figlib, and the glossary of sizes
+    (standard library only)."""
     pie, figlib = PACKAGE / "pie", PACKAGE / "figlib"
     return [
         PACKAGE / "__init__.py",
+        PACKAGE / "glossary.py",
         PACKAGE / "runner.py",
         *sorted(pie.glob("*.py")),
         pie / "scene.schema.json",

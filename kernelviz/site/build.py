@@ -1,8 +1,8 @@
 """``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
 
-    collect pages → parse → run editors → resolve (steps, trace numbers, links, CUDA regions, contents, sections)
-    → typeset math (KaTeX, in-process) → render, and a page per kernel the pages cite → write, with the assets
-    → check links → strict? → publish
+    collect pages → parse → figures (run the editors, check and draw the Scene, prerender the sizes: site.figures)
+    → resolve (steps, trace numbers, links, CUDA regions, contents, sections) → typeset math (KaTeX, in-process)
+    → render, and a page per kernel the pages cite → write, with the assets → check links → strict? → publish
 
 The site is written to a staging folder beside `out` and moved into place only when the build succeeds, so a failed
 build leaves the last good site as it was (what ``kernelviz serve`` keeps serving). Warnings name the page file and
@@ -15,10 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..progress import bar
-from ..runner import Source
 from . import (
     assets,
-    figure_svg,
+    figures,
     katex,
     kernel_pages,
     library_page,
@@ -27,13 +26,10 @@ from . import (
     nav,
     pages,
     palette,
-    prerender,
     render,
-    scenes,
 )
 from .diagnostics import BuildError, Diagnostics
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
-from .isolated import Job, run_batches
 from .markdown import markdown
 
 WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
@@ -70,7 +66,7 @@ def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=p
         return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages)
 
 
-STAGES = ("parse", "editors", "resolve", "math", "render", "write", "links")
+STAGES = ("parse", "figures", "resolve", "math", "render", "write", "links")
 
 
 def _build(pages_dir, out, web_dist, strict, log, limits, stages):
@@ -83,64 +79,21 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     diagnostics = Diagnostics(log)
     assets.check_runtime(web_dist)
     md = markdown()
-
-    # collect and parse
     stage("parse")
     site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
     context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site), web_dist=web_dist)
-
-    # run each page's editors, as the browser will, to embed the figure: in a child process per page, with limits
-    stage("editors")
-    run_editors(site, diagnostics, limits)
-    scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
-    figure_svg.prerender(site, web_dist)  # the figure each page opens with, drawn by the browser's own renderer
-    scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms' scenes (figure contract D)
-
-    # resolve what depends on the figure, the files and the other pages
+    stage("figures")  # each page's editors run as the browser will run them, to embed the figure (site.figures)
+    scene_files = figures.stage(site, web_dist, diagnostics, limits)
     stage("resolve")
-    for page in site:
-        for extension in RESOLVE:
-            extension.resolve(page, context)
-        page.links += [(f"assets/{name}.js", page.meta_line) for name in page.meta.get("scripts", [])]
-
-    # typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8)
+    resolve(site, context)
     stage("math")
-    found = [(page, math.formulas(page)) for page in site]
-    tex = [math.tex_of(t) for _, formulas in found for t, _ in formulas]
-    typeset = katex.typeset(tex, web_dist, macros=palette.macros())  # \kvm{…}: the palette's colours
-    for page, formulas in found:
-        math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
-        math.check_delimiters(page, diagnostics)
-        typeset = typeset[len(formulas) :]
-
-    # render, write beside `out` with the assets, check the links
+    typeset_math(site, web_dist, diagnostics)
     stage("render")
-    # {name: parts} of the stylesheets the pages link: one a page in its head (assets.stylesheet), and the math's
-    sheets = dict([assets.MATH_CSS])
-
-    def stylesheet(scripts=()):
-        name, sheets[name] = assets.stylesheet(web_dist, scripts)
-        return [name]
-
-    html = {page.output: render.page_html(page, md, context, stylesheet(page.meta.get("scripts", []))) for page in site}
-    viewed = kernel_views(context, diagnostics, stylesheet())
-    html.update(viewed)
-    html.update(scene_files)
-    library = library_page.pages(site, context, stylesheet())  # figlib.html, when used
-    html.update(library)
+    html, sheets, written = render_site(site, md, context, web_dist, diagnostics)
     stage("write")
-    staging = out.parent / f".{out.name}.building"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    shutil.rmtree(staging, ignore_errors=True)
-    assets.copy(web_dist, staging / "assets")
-    for name, parts in sheets.items():
-        assets.write_stylesheet(staging / "assets", name, parts)
-    for name, text in html.items():
-        (staging / name).parent.mkdir(parents=True, exist_ok=True)
-        (staging / name).write_text(text, encoding="utf-8")
-    (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
+    staging = write(out, web_dist, {**html, **scene_files}, sheets)
     stage("links")
-    linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in [*viewed, *library])], diagnostics)
+    linkcheck.check(staging, [*site, *(kernel_pages.written_page(name) for name in written)], diagnostics)
 
     try:
         diagnostics.fail_if_strict(strict)
@@ -155,26 +108,56 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     return result
 
 
-def run_editors(site, diagnostics, limits=None):
-    """Run each page's editors in order through the runner, isolated (``isolated``: a child process per page, side
-    by side, under `limits`). An error is a warning at its line of the page file, naming the editor; the page then
-    shows it where the figure would be (``render``)."""
-    with_editors = [page for page in site if page.editors]
-    batches = [[Job([Source(e.code, page.file, e.first_line) for e in page.editors])] for page in with_editors]
-    for page, (result,) in zip(with_editors, run_batches(batches, limits), strict=True):
-        page.run = result
-        error = result.error
-        if error is None:
-            continue
-        if error.editor is None:  # the run stopped outside any editor's line (killed, exited)
-            warning = diagnostics.warn(page.file, page.editors[0].first_line, f"the editors failed: {error.message}")
-        else:
-            title = page.editors[error.editor].title
-            failure = f"{error.kind}: {error.message}" if error.message else error.kind
-            warning = diagnostics.warn(
-                page.file, error.file_line, f"editor {error.editor + 1} ({title}) failed: {failure}"
-            )
-        page.failure = f"the page's editors failed when the site was built ({warning}); edit and run them to draw it"
+def resolve(site, context):
+    """Resolve what depends on the figure, the files and the other pages: each extension of RESOLVE, in order."""
+    for page in site:
+        for extension in RESOLVE:
+            extension.resolve(page, context)
+        page.links += [(f"assets/{name}.js", page.meta_line) for name in page.meta.get("scripts", [])]
+
+
+def typeset_math(site, web_dist, diagnostics):
+    """Typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8), with the palette's
+    colours as macros (palette.macros)."""
+    found = [(page, math.formulas(page)) for page in site]
+    tex = [math.tex_of(t) for _, formulas in found for t, _ in formulas]
+    typeset = katex.typeset(tex, web_dist, macros=palette.macros())
+    for page, formulas in found:
+        math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
+        math.check_delimiters(page, diagnostics)
+        typeset = typeset[len(formulas) :]
+
+
+def render_site(site, md, context, web_dist, diagnostics):
+    """({file: HTML} of the pages, the whole-kernel pages they cite and the library's page; {name: parts} of the
+    stylesheets they link, one a page in its head (assets.stylesheet) and the math's; the files of the pages the
+    builder wrote itself)."""
+    sheets = dict([assets.MATH_CSS])
+
+    def stylesheet(scripts=()):
+        name, sheets[name] = assets.stylesheet(web_dist, scripts)
+        return [name]
+
+    html = {page.output: render.page_html(page, md, context, stylesheet(page.meta.get("scripts", []))) for page in site}
+    viewed = kernel_views(context, diagnostics, stylesheet())
+    library = library_page.pages(site, context, stylesheet())  # figlib.html, when used
+    return {**html, **viewed, **library}, sheets, [*viewed, *library]
+
+
+def write(out, web_dist, files, sheets):
+    """Write `files` ({name: text}), the runtime's assets and the `sheets` into a staging folder beside `out`;
+    returns that folder (``publish`` moves it into place)."""
+    staging = out.parent / f".{out.name}.building"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(staging, ignore_errors=True)
+    assets.copy(web_dist, staging / "assets")
+    for name, parts in sheets.items():
+        assets.write_stylesheet(staging / "assets", name, parts)
+    for name, text in files.items():
+        (staging / name).parent.mkdir(parents=True, exist_ok=True)
+        (staging / name).write_text(text, encoding="utf-8")
+    (staging / MARKER).write_text("written by kernelviz build; the whole folder is replaced on the next build\n")
+    return staging
 
 
 def kernel_views(context, diagnostics, stylesheets):

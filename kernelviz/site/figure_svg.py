@@ -40,11 +40,3 @@ def figure(scene, web_dist, step=0, title="", size=SIZE):
 def svg(scene, web_dist, step=0, size=SIZE):
     """The <svg> markup of `figure(scene, web_dist, step)`."""
     return figure(scene, web_dist, step, size=size).svg
-
-
-def prerender(site, web_dist):
-    """Give each page with a Scene that can be drawn its figure (``page.figure_drawn``: Prerendered), at its first
-    step."""
-    for page in site:
-        if page.scene is not None and not page.failure:
-            page.figure_drawn = figure(page.scene, web_dist, title=page.title)

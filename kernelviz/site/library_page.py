@@ -8,16 +8,11 @@ from pathlib import Path
 from markdown_it.common.utils import escapeHtml
 
 from . import highlight, render
+from .library import OUTPUT, uses_library
 
-OUTPUT = "figlib.html"
 FIGLIB = Path(__file__).resolve().parents[1] / "figlib"
 PALETTE = Path(__file__).resolve().parents[1] / "pie" / "palette.json"
 MODULES = ("__init__.py", "sizing.py", "memory.py", "record.py", "layout.py", "draw.py")
-
-
-def uses_library(code):
-    """Does an editor's `code` draw with the figure library?"""
-    return "kernelviz.figlib" in code
 
 
 def pages(site, context, stylesheets):

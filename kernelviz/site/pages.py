@@ -40,8 +40,7 @@ class Page:
     tokens: list = field(default_factory=list)
     env: dict = field(default_factory=dict)
     editors: list = field(default_factory=list)  # extensions.editors.Editor, in page order
-    run: object = None  # the runner's RunResult, once the editors ran
-    failure: str | None = None  # why the editors gave no figure (the build's warning), shown where it would be
+    figure: object = None  # figures.Figure, once the figures stage ran the editors (pages with editors)
     toc: list = field(default_factory=list)  # (level, id, inline token) of the ## and ### headings
     links: list = field(default_factory=list)  # (href, line) of the relative links written in the page
 
@@ -52,6 +51,16 @@ class Page:
     @property
     def output(self):
         return f"{self.slug}.html"
+
+    @property
+    def run(self):
+        """The runner's RunResult of the page's editors (None before the figures stage, or without editors)."""
+        return self.figure.run if self.figure is not None else None
+
+    @property
+    def failure(self):
+        """Why the page has no figure (the build's warning), shown where it would be; None when it has one."""
+        return self.figure.failure if self.figure is not None else None
 
     @property
     def scene(self):

@@ -6,6 +6,7 @@ matter gives the form's ranges, in the kernel's order,
     sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max]
     prerender: {Br: [2, 4], Bc: [2, 4]}             # optional: only these values of these sizes are prerendered
 
+(sizes named as in ``kernelviz.glossary``; an old name is a warning naming the new one)
 gets in its figure's box the form
 
     <form class="kv-sizes" data-scenes="scenes/SLUG/" data-prerendered='["N8-Br4-Bc4", ...]'>
@@ -18,24 +19,21 @@ ranges (and `prerender`'s values) whose tiles, ceil(N / B) for each size B named
 at most ``TILES`` (and splits at most the tiles), and that the kernel draws without an error; the kernel's own sizes
 always. Other sizes in range are drawn by Python in the browser.
 
-Scenes are cached under the hash of what draws them (the page's editors, the sizes, the source of the runner, pie
-and figlib) in ``CACHE`` ($KERNELVIZ_CACHE, else ~/.cache/kernelviz), so a rebuild runs only what changed; the
-runs themselves go to child processes (``isolated.run_batches``), a batch per CPU.
+Scenes are kept between builds under the hash of what draws them (``scene_cache``), so a rebuild runs only what
+changed; the runs themselves go to child processes (``isolated.run_batches``), a batch per CPU.
 """
 
-import hashlib
 import itertools
 import json
 import math
 import os
-from pathlib import Path
 
+from .. import glossary
 from ..runner import Source
+from . import scene_cache
 from .isolated import Job, run_batches
 
 TILES = 6  # the most tiles (ceil(N / B)) or splits a prerendered combination has
-PACKAGE = Path(__file__).resolve().parents[1]
-CACHE = Path(os.environ.get("KERNELVIZ_CACHE") or Path.home() / ".cache" / "kernelviz") / "scenes"
 
 
 def name(sizes):
@@ -49,6 +47,7 @@ def form_spec(page, diagnostics):
     ranges, asked = page.meta.get("sizes"), dict(getattr(page.run, "sizes", None) or {})
     if ranges is None or page.run is None or not page.run.ok:
         return None
+    ranges = named(page, "sizes", diagnostics)
     problem = None
     if list(ranges) != list(asked):
         problem = f"names {', '.join(map(str, ranges))}, but the kernel's sizes() names {', '.join(asked) or 'none'}"
@@ -62,6 +61,19 @@ def form_spec(page, diagnostics):
         diagnostics.warn(page.file, page.meta_line, f"front matter sizes: {problem}")
         return None
     return {n: tuple(r) for n, r in ranges.items()}
+
+
+def named(page, key, diagnostics):
+    """The front matter's `key` (sizes, prerender: {name: ...}) with its sizes named as in the glossary; an old name
+    is a warning naming the new one."""
+    try:
+        spec, messages = glossary.canonical(page.meta.get(key) or {}, f"front matter {key}")
+    except ValueError as e:
+        diagnostics.warn(page.file, page.meta_line, str(e))
+        return dict(page.meta.get(key) or {})
+    for message in messages:
+        diagnostics.warn(page.file, page.meta_line, message)
+    return spec
 
 
 def combinations(defaults, ranges, only=None, tiles=TILES):
@@ -78,62 +90,26 @@ def combinations(defaults, ranges, only=None, tiles=TILES):
     return out
 
 
-def _drawing_digest():
-    """The hash of the code that draws every page's scenes: the runner, pie and figlib."""
-    h = hashlib.sha256()
-    drawing = [*(PACKAGE / "pie").glob("*.py"), *(PACKAGE / "pie").glob("*.json"), *(PACKAGE / "figlib").glob("*.py")]
-    for path in sorted([PACKAGE / "runner.py", *drawing]):
-        h.update(path.name.encode() + path.read_bytes())
-    return h.hexdigest()
-
-
-def _digest(page, drawing):
-    """What the page's scenes depend on besides their sizes: its editors and the drawing code's digest."""
-    h = hashlib.sha256(drawing.encode())
-    for e in page.editors:
-        h.update(e.code.encode())
-    return h.hexdigest()
-
-
-def _cached(key):
-    path = CACHE / f"{key}.json"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        return None
-
-
-def _keep(key, text):
-    try:
-        CACHE.mkdir(parents=True, exist_ok=True)
-        tmp = CACHE / f".{key}.{os.getpid()}"
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(CACHE / f"{key}.json")
-    except OSError:
-        pass  # a cache that cannot be written only makes the next build slower
-
-
 def prerender(site, diagnostics, limits=None):
-    """Prerender the scenes of every page of `site` with a size form. Sets ``page.sizes_form`` (the form's HTML)
-    and returns {path in the site: JSON text} of the scene files."""
-    files, todo, drawing = {}, [], None
+    """Prerender the scenes of every page of `site` with a size form. Returns ({slug: the form's HTML}, {path in
+    the site: JSON text} of the scene files)."""
+    planned, todo, drawing = {}, [], None
     for page in site:
-        page.sizes_form = ""
         ranges = form_spec(page, diagnostics)
         if ranges is None:
             continue
-        drawing = drawing or _drawing_digest()  # read once a build, and only when a page has a form
-        defaults, digest = dict(page.run.sizes), _digest(page, drawing)
-        wanted = combinations(defaults, ranges, page.meta.get("prerender"))
+        drawing = drawing or scene_cache.drawing_digest()  # read once a build, and only when a page has a form
+        defaults, digest = dict(page.run.sizes), scene_cache.page_digest(page.editors, drawing)
+        wanted = combinations(defaults, ranges, named(page, "prerender", diagnostics))
         drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
         for sizes in wanted[1:]:
-            key = hashlib.sha256((digest + json.dumps(sizes)).encode()).hexdigest()[:32]
-            text = _cached(key)
+            key = scene_cache.key(digest, sizes)
+            text = scene_cache.get(key)
             if text is None:
                 todo.append((page, sizes, key, drawn))
             else:
                 drawn[name(sizes)] = text
-        page.prerendered = (ranges, defaults, wanted, drawn)
+        planned[page.slug] = (ranges, defaults, wanted, drawn)
     if todo:
         workers = min(4, os.cpu_count() or 1)
         batches = [todo[n::workers] for n in range(workers)]
@@ -142,17 +118,15 @@ def prerender(site, diagnostics, limits=None):
         for batch, results in zip(batches, run_batches(jobs, limits), strict=True):
             for (_, sizes, key, drawn), result in zip(batch, results, strict=True):
                 text = json.dumps(result.scene, separators=(",", ":")) if result.ok else ""
-                _keep(key, text)  # a combination the kernel refuses is remembered as such
+                scene_cache.keep(key, text)  # a combination the kernel refuses is remembered as such
                 drawn[name(sizes)] = text
-    for page in site:
-        if getattr(page, "prerendered", None) is None:
-            continue
-        ranges, defaults, wanted, drawn = page.prerendered
+    forms, files = {}, {}
+    for slug, (ranges, defaults, wanted, drawn) in planned.items():
         names = [name(s) for s in wanted if drawn.get(name(s))]
         for n in names:
-            files[f"scenes/{page.slug}/{n}.json"] = drawn[n]
-        page.sizes_form = form_html(page.slug, ranges, defaults, names)
-    return files
+            files[f"scenes/{slug}/{n}.json"] = drawn[n]
+        forms[slug] = form_html(slug, ranges, defaults, names)
+    return forms, files
 
 
 def form_html(slug, ranges, defaults, names):

@@ -119,8 +119,8 @@ def figure_html(page):
     if not page.editors:
         return ""
     label = escapeHtml(f"Figure: {page.title}")
-    form = getattr(page, "sizes_form", "")  # the size form, on a page with one (site.prerender)
-    drawn = getattr(page, "figure_drawn", None)  # the figure and its controls drawn at build time (site.figure_svg)
+    figure = page.figure  # what the figures stage made of the editors (site.figures)
+    form, drawn = (figure.form, figure.drawn) if figure is not None else ("", None)
     parts = [drawn.settings, form, f'<div class="kv-canvas">{drawn.svg}</div>', drawn.dock] if drawn else [form]
     return f'<aside class="kv-figure" id="kv-figure" tabindex="-1" aria-label="{label}">{"".join(parts)}</aside>'
 

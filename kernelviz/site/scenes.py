@@ -6,7 +6,7 @@ The checker is web/src/figure/check.js (with the validator generated from kernel
 by web/build.mjs into the runtime's ``build-time/check-scene.js`` and run in the builder's embedded V8 (``js``).
 pie refuses what the browser cannot draw as each call is made; this is the check that the two agree, on every page.
 
-    problem(scene, web_dist)   # None, or the browser's message
+    problem(scene, web_dist)   # None, or the browser's message (the figures stage asks it of each page's Scene)
 """
 
 from pathlib import Path
@@ -21,15 +21,3 @@ def problem(scene, web_dist):
     has no checker."""
     js.load(js.runtime_script(web_dist, CHECKER.name, "The Scene checker"))
     return js.call("kvSceneProblem", scene)
-
-
-def check(site, web_dist, diagnostics):
-    """Warn about each page whose Scene the browser would refuse; the page then shows why instead of a figure."""
-    for page in site:
-        if page.scene is None:
-            continue
-        found = problem(page.scene, web_dist)
-        if found:
-            line = page.editors[0].first_line if page.editors else None
-            warning = diagnostics.warn(page.file, line, f"the browser cannot draw the Scene the editors made: {found}")
-            page.failure = f"the page's figure cannot be drawn ({warning})"

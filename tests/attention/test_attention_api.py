@@ -12,14 +12,17 @@ def test_names():
         "ALGORITHMS",
         "FLOP_FORMULAS",
         "FORMULAS",
+        "SOFTMAX",
         "AttentionResult",
         "BackwardResult",
         "Ledger",
+        "Run",
         "SoftmaxResult",
         "SramBudgetError",
         "Transfer",
         "attention_backward_fp64",
         "attention_fp64",
+        "closed_form",
         "flash_attention_1",
         "flash_attention_2",
         "flash_attention_2_backward",
@@ -32,6 +35,7 @@ def test_names():
         "paged_attention_fp64",
         "paged_decoding",
         "random_batch",
+        "run",
         "safe_softmax",
         "standard_attention",
         "standard_attention_backward",
@@ -42,6 +46,7 @@ def test_names():
         == list(attention.FLOP_FORMULAS)
         == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding"]
     )
+    assert list(attention.SOFTMAX) == ["naive-softmax", "safe-softmax", "online-softmax", "online-softmax-output"]
 
 
 def test_signatures():
@@ -64,6 +69,8 @@ def test_signatures():
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
         "sram_budget=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
+        "run": "(algo, *, seed=0, dtype='float32', sram_budget=None, **sizes)",
+        "closed_form": "(algo, *, dtype='float32', **sizes)",
     }
     assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")
 

@@ -95,3 +95,18 @@ def test_the_backward_ledger_models_the_shared_memory_the_kernel_declares(tiles,
     ledger = flash_attention_2_backward(q, q, q, q, q, np.zeros((1, 3)), Br=tiles[0], Bc=tiles[1]).ledger
     assert sum(ledger.sram["fa2_bwd"].values()) == kernels.shared_bytes("fa2_bwd", tiles, d)[1]
     assert sum(ledger.sram["fa2_bwd_preprocess"].values()) == kernels.shared_bytes("fa2_bwd", tiles, d)[0] == 0
+
+
+def test_the_shared_memory_a_page_quotes_is_each_launchs_at_the_runs_sizes():
+    """kernels.shared_memory answers {{ trace....cuda.shared_bytes.K }}: the __shared__ arrays of the .cu files,
+    counted here by hand (fa2: Qi, Oi of Br×D, Kj, Vj of Bc×D, Sij of Br×Bc, m, l of Br; fd_split: q, o of D, Kj,
+    Vj of Bc×D, s of Bc, 3 scalars; fd_combine: o of D and 2 scalars), even beyond a device's 48 KiB."""
+    assert kernels.shared_memory("fa2", {"N": 8, "d": 4, "Br": 4, "Bc": 2}) == {"fa2": 4 * (32 + 16 + 8 + 8)}
+    big = kernels.shared_memory("fa1", {"N": 1024, "d": 128, "Br": 64, "Bc": 64})
+    assert big == {"fa1": 4 * (2 * 64 * 128 * 2 + 64 * 64 + 2 * 64)} and big["fa1"] > kernels.STATIC_SHARED_LIMIT
+    fd = kernels.shared_memory("flash-decoding", {"N": 1, "N_kv": 16, "d": 4, "Br": 1, "Bc": 4, "splits": 2})
+    assert fd == {"fd_split": 4 * (8 + 32 + 4 + 3), "fd_combine": 4 * (4 + 2)}
+    assert kernels.shared_memory("online-softmax-output", {"N": 16, "Bc": 4, "d": 2}) == {
+        "online_softmax": 4 * (4 + 8 + 2 + 3)
+    }
+    assert kernels.shared_memory("standard", {"N": 8, "d": 4, "Br": 4, "Bc": 4}) is None

@@ -5,7 +5,7 @@ import jsonschema
 
 from kernelviz import pie
 from kernelviz.figlib import Figure, layout
-from kernelviz.pie.scene import schema
+from kernelviz.pie.bounds import schema
 
 
 def figure(N, tile, blocks):

@@ -34,3 +34,14 @@ def test_bad_sizes_are_errors_naming_them():
     assert err.message == "sizes: N must be a whole number at least 1, got 2.5"
     err = run(["from kernelviz.figlib import sizes\nsizes()"]).error
     assert err.kind == "TypeError" and "name at least one size" in err.message
+
+
+def test_an_old_size_name_works_with_a_warning_naming_the_new_one():
+    """kernelviz.glossary: n_splits is now splits, in the kernel's sizes() and in what the runner is given."""
+    old = "from kernelviz.figlib import sizes\nN, s = sizes(N=8, n_splits=2)\nprint(N, s)\n"
+    result = run([old], sizes={"N": 5})
+    assert result.ok and result.stdout == "5 2\n" and result.sizes == {"N": 5, "splits": 2}
+    assert "sizes: n_splits is now called splits" in result.stderr
+    result = run(["from kernelviz.figlib import sizes\nprint(*sizes(N=8, splits=2))\n"], sizes={"n_splits": 3})
+    assert result.ok and result.stdout == "8 3\n" and result.sizes == {"N": 8, "splits": 3}
+    assert "sizes (given to the runner): n_splits is now called splits" in result.stderr

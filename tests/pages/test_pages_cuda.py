@@ -117,8 +117,6 @@ def test_fa1_blocks_show_the_tile_they_work_on(site):
 def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
     """Each {{ trace....cuda.shared_bytes.K }} the pages print equals ptxas's figure for the kernel instance at the
     page's sizes, compiled here by NVRTC for sm_90."""
-    from kernelviz.site.extensions import trace
-
     printed = []
     for path in sorted((ROOT / "pages").glob("*.md")):
         text = site[f"{path.stem}.html"]
@@ -131,13 +129,13 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
         front = yaml.safe_load(path.read_text().split("---\n")[1])["trace"]
         *run, _, _, launch = expr.split(".")[1:]
         spec = dict(front[run[0]] if run else front)
-        kernel = trace.CUDA_KERNELS[spec.pop("algo")]
+        kernel = kernels.ALGORITHM_KERNELS[spec.pop("algo")]
         if kernel == "paged_decoding":  # its tiles: (G, PAGE)
             tiles, n = (spec.get("H_q", 1) // spec.get("H_kv", spec.get("H_q", 1)), spec["page_size"]), 1
         else:
-            tiles = (1, spec["b"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
+            tiles = (1, spec["Bc"]) if kernel == "online_softmax" else (spec["Br"], spec["Bc"])
             n = spec.get("N_kv", spec["N"])
-        plan = kernels.plan(kernel, 1, n, spec["d"], tiles, n_splits=spec.get("n_splits", 1))
+        plan = kernels.plan(kernel, 1, n, spec["d"], tiles, n_splits=spec.get("splits", 1))
         name = next(p.name for p in plan if p.name.startswith(f"{launch}<"))
         built = nvrtc.build(kernel, [p.name for p in plan], compile.ARCHS[-1])
         assert value == built.rows[name].shared_bytes, (path.name, expr, name)

@@ -218,9 +218,9 @@ def test_fa1_numbers_follow_the_trace_sizes(built, build_pages):
 def test_softmax_numbers_follow_the_trace_sizes(build_pages):
     source = (PAGES / "online-softmax.md").read_text(encoding="utf-8")
     front, _ = split_page(source)
-    changed = {**front, "trace": {name: {**spec, "N": 64, "b": 8} for name, spec in front["trace"].items()}}
+    changed = {**front, "trace": {name: {**spec, "N": 64, "Bc": 8} for name, spec in front["trace"].items()}}
     after = check_numbers(build_pages({"online-softmax": with_front(source, changed)})["online-softmax"], changed)
-    assert after["trace.naive.N"] == 64 and after["trace.naive.b"] == 8
+    assert after["trace.naive.N"] == 64 and after["trace.naive.Bc"] == 8
     assert (after["trace.naive.reads.x"], after["trace.safe.reads.x"], after["trace.online.reads.x"]) == (2, 3, 2)
 
 

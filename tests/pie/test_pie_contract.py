@@ -9,7 +9,7 @@ import pytest
 
 from kernelviz import pie
 from kernelviz.pie import palette
-from kernelviz.pie.scene import schema
+from kernelviz.pie.bounds import schema
 
 
 def _figure(**item):

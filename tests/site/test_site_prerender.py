@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from kernelviz.runner import Source, run
-from kernelviz.site import prerender
+from kernelviz.site import prerender, scene_cache
 from tests.site.test_site_build import page
 
 KERNEL = """\
@@ -37,7 +37,7 @@ def kernel_page(front="sizes: {N: [1, 5], Bc: [1, 3]}\nprerender: {Bc: [2, 3]}\n
 @pytest.fixture
 def cache(tmp_path, monkeypatch):
     folder = tmp_path / "cache"
-    monkeypatch.setattr(prerender, "CACHE", folder)
+    monkeypatch.setattr(scene_cache, "CACHE", folder)
     return folder
 
 

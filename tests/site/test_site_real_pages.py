@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from kernelviz.site import build as site_build
-from kernelviz.site import pages
+from kernelviz.site import figures, pages
 from kernelviz.site.diagnostics import BuildError, Diagnostics
 from kernelviz.site.markdown import markdown
 from tests.pages.kernel_pages import KERNEL_PAGES
@@ -63,7 +63,7 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
 def test_every_editor_block_runs(path, validate_scene):
     diagnostics = Diagnostics()
     page = pages.parse(path, markdown(), diagnostics)
-    site_build.run_editors([page], diagnostics)
+    figures.run_editors([page], diagnostics)
     if not page.editors:
         pytest.skip(f"{path.name} has no editors")
     assert page.run.ok, str(page.run.error) + "\n" + page.run.error.traceback

@@ -44,8 +44,8 @@ def test_fa2_numbers_match_the_formulas(build_site):
 
 def test_named_traces_and_softmax_variants(build_site):
     front = (
-        "title: S\ntrace:\n  safe: {algo: safe-softmax, N: 16, b: 4}\n"
-        "  out: {algo: online-softmax-output, N: 16, b: 4, d: 2}"
+        "title: S\ntrace:\n  safe: {algo: safe-softmax, N: 16, Bc: 4}\n"
+        "  out: {algo: online-softmax-output, N: 16, Bc: 4, d: 2}"
     )
     body = "{{ trace.safe.reads.x }} {{ trace.safe.writes.y }} {{ trace.out.reads.x }} {{ trace.out.T }}\n"
     result, out = build_site({"s.md": f"---\n{front}\n---\n{body}"})
@@ -61,7 +61,7 @@ def test_paged_decoding_numbers_match_the_formula(build_site):
     """GQA against MHA at the same query heads: K/V bytes fall by g, from two runs of the ledger."""
     front = (
         "title: P\ntrace:\n  gqa: {algo: paged-decoding, seq_lens: [5, 17, 9], d: 8, page_size: 4, H_q: 8, H_kv: 2}\n"
-        "  mha: {algo: paged-decoding, seq_lens: [5, 17, 9], d: 8, page_size: 4, H_q: 8, n_splits: 2}"
+        "  mha: {algo: paged-decoding, seq_lens: [5, 17, 9], d: 8, page_size: 4, H_q: 8, splits: 2}"
     )
     body = (
         "{{ trace.gqa.bytes.K }} {{ trace.gqa.bytes.total }} {{ trace.gqa.g }} {{ trace.gqa.pages }} "
@@ -112,12 +112,12 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
     [
         ("{algo: fa3, N: 8, d: 4, Br: 4, Bc: 4}", "algo must be one of"),
         ("{algo: fa2, N: 8, d: 4, Br: 4}", "missing Bc"),
-        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, n_splits: 2}", "n_splits is a flash-decoding size"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, splits: 2}", "splits is a flash-decoding size"),
         ("{algo: fa2, N: 0, d: 4, Br: 4, Bc: 4}", "N must be at least 1"),
-        ("{algo: safe-softmax, N: 8}", "missing b"),
         ("{algo: paged-decoding, seq_lens: [4, 0], d: 4, page_size: 4}", "seq_lens must be a list of lengths"),
         ("{algo: paged-decoding, seq_lens: [4], d: 4, page_size: 4, H_q: 3, H_kv: 2}", "not a multiple of H_kv"),
         ("{algo: paged-decoding, seq_lens: [4], d: 4}", "missing page_size"),
+        ("{algo: safe-softmax, N: 8}", "missing Bc"),
     ],
 )
 def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, message):
@@ -131,7 +131,7 @@ def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, messag
     [
         {"algo": "fa2-backward", "N": 9, "N_kv": 13, "d": 3, "Br": 4, "Bc": 5, "causal": True},
         {"algo": "standard-backward", "N": 8, "d": 4, "Br": 4, "Bc": 4},
-        {"algo": "fa2", "N": 7, "d": 2, "Br": 3, "Bc": 2, "dtype": "float16", "heads": 2},
+        {"algo": "fa2", "N": 7, "d": 2, "Br": 3, "Bc": 2, "dtype": "float16", "batch_heads": 2},
     ],
 )
 def test_closed_form_numbers_are_the_ledgers(spec):
@@ -150,3 +150,22 @@ def test_a_backward_is_measured_against_the_standard_backward():
     assert numbers["reads"]["dQ"] == 2 and numbers["writes"]["dQ"] == 3  # 2 tiles of keys add into it; 1 zeroing
     assert numbers["flops"]["matmul"] == 5 * 2 * 8 * 8 * 4  # five products of 8 x 8 x 4: S again, dV, dP, dQ, dK
     assert numbers["cuda"]["shared_bytes"] == {"fa2_bwd_preprocess": 0, "fa2_bwd": 4 * (4 * 16 + 2 * 16 + 2 * 16 + 8)}
+
+
+def test_old_size_names_warn_naming_the_new_ones(build_site, line):
+    """n_splits, heads and b are now splits, batch_heads and Bc (kernelviz.glossary): in the front matter and in a
+    placeholder they still work, each with a warning that names the new name."""
+    front = (
+        "title: O\ntrace:\n  fd: {algo: flash-decoding, N: 1, N_kv: 16, d: 4, Br: 1, Bc: 4, n_splits: 2, heads: 3}\n"
+        "  soft: {algo: online-softmax, N: 16, b: 4}"
+    )
+    source = f"---\n{front}\n---\n{{{{ trace.fd.splits }}}} {{{{ trace.soft.T }}}}\nthen {{{{ trace.fd.n_splits }}}}\n"
+    result, out = build_site({"o.md": source})
+    assert [(w.line, w.message) for w in result.warnings] == [
+        (1, "trace.fd: n_splits is now called splits"),
+        (1, "trace.fd: heads is now called batch_heads"),
+        (1, "trace.soft: b is now called Bc"),
+        (line(source, "then"), "{{ trace.fd.n_splits }}: n_splits is now called splits"),
+    ]
+    got = spans((out / "o.html").read_text())
+    assert got == {"trace.fd.splits": "2", "trace.soft.T": "4", "trace.fd.n_splits": "2"}

@@ -10,14 +10,14 @@ browser when the reader edits them). Each renders as
 (main.js listens for focusin); the editor that replaces it takes the focus. The page lists them as JSON in
 ``#kv-editors``: ``[{"title", "code", "first_line"}]``, `first_line` being the line of the page file where the code
 starts, so errors point into the page. Above the first editor that imports ``kernelviz.figlib``, a link "Library
-source" opens the library's own source, read-only (site.library_page).
+source" opens the library's own source, read-only (site.library names it, site.library_page writes it).
 """
 
 from dataclasses import dataclass
 
 from markdown_it.common.utils import escapeHtml
 
-from .. import highlight, library_page
+from .. import highlight, library
 from . import fence_info
 
 
@@ -47,9 +47,9 @@ def _collect(state):
         title = attrs.get("title") or f"Editor {len(editors) + 1}"
         editor = Editor(len(editors), title, token.content, token.map[0] + 2)
         escaped = escapeHtml(editor.title)
-        first = library_page.uses_library(editor.code) and not any(library_page.uses_library(e.code) for e in editors)
+        first = library.uses_library(editor.code) and not any(library.uses_library(e.code) for e in editors)
         link = (
-            f'<p class="kv-library"><a href="{library_page.OUTPUT}">Library source</a>: the figure library these '
+            f'<p class="kv-library"><a href="{library.OUTPUT}">Library source</a>: the figure library these '
             "editors draw with, read-only</p>\n"
             if first
             else ""

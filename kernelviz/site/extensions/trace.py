@@ -4,40 +4,39 @@
 The sizes come from the page's front matter, one run or several named ones:
 
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}                       → {{ trace.reads.K }}
-    trace: {naive: {algo: naive-softmax, N: 16, b: 4}, fa2: {...}}    → {{ trace.naive.reads.x }}
+    trace: {naive: {algo: naive-softmax, N: 16, Bc: 4}, fa2: {...}}   → {{ trace.naive.reads.x }}
 
-`algo` is an attention algorithm of ``kernelviz.attention.ALGORITHMS`` (standard, fa1, fa2, flash-decoding: N, d, Br,
-Bc required; optional N_kv (default N), n_splits (flash-decoding), causal (false), dtype (float32), heads (1)) or a
-softmax variant (naive-softmax, safe-softmax, online-softmax: N and b required, rows optional (1);
-online-softmax-output: N, b and d) or paged-decoding (seq_lens, a list of lengths, d and page_size required; H_q (1),
-H_kv (H_q), n_splits (1), dtype optional: a random batch, its pages scattered through the pool). Each runs once per
-build on random inputs of those sizes, and EXPR names one of its numbers (T is a tensor of its ledger: Q, K, V, O,
-L, S, P, m, l, O_partial, block_table, x, y, o, ...):
+`algo` is an algorithm of ``kernelviz.attention.run`` (standard, fa1, fa2, flash-decoding: N, d, Br, Bc required;
+optional N_kv (default N), splits (flash-decoding), causal (false), dtype (float32), batch_heads (1); or a softmax
+variant, naive-softmax, safe-softmax, online-softmax: N and Bc required, rows optional (1); online-softmax-output:
+N, Bc and d; or paged-decoding: seq_lens (a list of lengths), d and page_size required, H_q (1), H_kv (H_q),
+splits (1), dtype optional, a random batch with its pages scattered through the pool). The sizes are named as in
+``kernelviz.glossary``; an old name (n_splits, heads, b) is a warning naming the new one, in the front matter and in
+a placeholder. Each runs once per build on random inputs of those
+sizes, and EXPR names one of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y,
+o, ...):
 
-    trace.reads.T, trace.writes.T          times T is read / written in full (bytes moved over T's size)
-    trace.loads.T, trace.stores.T          tile transfers of T from HBM / to HBM
-    trace.read_bytes.T, trace.write_bytes.T   bytes of T read / written
-    trace.bytes.T                          bytes of T read and written
-    trace.bytes.total, .read, .write       all HBM traffic
+    trace.reads.T, trace.writes.T, trace.loads.T, ...   what the run's ledger answers (``Ledger.numbers``: times
+                                           read / written in full, tile transfers, bytes; bytes.total, .read,
+                                           .write; peak_sram; flops.matmul, .exp, .other, .total)
     trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
                                            backward pass, the standard backward's, which reads back a stored P)
-    trace.peak_sram                        bytes of SRAM of the largest block, as the ledger models it
-    trace.flops.matmul, .exp, .other, .total   floating-point operations counted as the run did them (attention)
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
-                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine: the host's
-                                           formula, kernels.shared_bytes, which the tests hold equal to ptxas's)
-    trace.N, .d, .Br, .Bc, .b, ...         the sizes given, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
-                                           T = ceil(N/b); paged decoding: g = H_q / H_kv, pages (of the batch),
-                                           tokens (sum of seq_lens), padding (empty rows of the last pages),
-                                           kv_bytes_per_token (bytes of K and V read per token: 2 H_kv d itemsize)
+                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine:
+                                           ``kernels.shared_memory``, which the tests hold equal to ptxas's)
+    trace.N, .d, .Br, .Bc, .N_kv, ...      the run's sizes, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
+                                           T = ceil(N/Bc) (``Run.tiles``); paged decoding: g = H_q / H_kv, pages,
+                                           tokens, padding (empty rows of last pages), kv_bytes_per_token (K and V
+                                           bytes read per token of the batch)
 
-The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding and online-softmax-output (b is the
-kernel's tile, d its D; paged decoding's tiles are (g, page_size)).
+The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding and online-softmax-output (Bc is
+the kernel's tile, d its D; paged decoding's tiles are (g, page_size)).
 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
-trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes.
+trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes
+(``attention.closed_form``).
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -48,11 +47,10 @@ import re
 
 from markdown_it.common.utils import escapeHtml
 
+from ... import glossary
 from ..tokens import walk
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-ATTENTION = {"N": int, "d": int, "Br": int, "Bc": int, "N_kv": int, "n_splits": int, "heads": int, "causal": bool}
-SOFTMAX = {"naive-softmax": "naive_softmax", "safe-softmax": "safe_softmax", "online-softmax": "online_softmax"}
 
 
 def plugin(md):
@@ -111,6 +109,9 @@ def _value(page, expr, numbers, line, context):
     head, *path = expr.split(".")
     value, where = (numbers, "trace") if head == "trace" else ({"trace": numbers}, "")
     for name in path if head == "trace" else [head]:
+        if isinstance(value, dict) and name not in value and glossary.OLD.get(name) in value:  # an old size name
+            context.diagnostics.warn(page.file, line, glossary.renamed(name, f"{{{{ {expr} }}}}"))
+            name = glossary.OLD[name]
         if not isinstance(value, dict) or name not in value:
             break
         value, where = value[name], f"{where}.{name}".lstrip(".")
@@ -134,13 +135,22 @@ def _numbers(page, diagnostics):
         return None
     try:
         if "algo" in spec:
-            return compute(spec)
+            return compute(_named(spec, "trace", page, diagnostics))
         if not all(isinstance(s, dict) for s in spec.values()):
             raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
-        return {name: compute(s) for name, s in spec.items()}
+        return {name: compute(_named(s, f"trace.{name}", page, diagnostics)) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
-        diagnostics.warn(page.file, page.meta_line, f"trace: {e}")
+        message = str(e)  # (the glossary's errors name where they are: trace.RUN)
+        diagnostics.warn(page.file, page.meta_line, message if message.startswith("trace") else f"trace: {message}")
         return False
+
+
+def _named(spec, where, page, diagnostics):
+    """`spec` with its sizes named as in the glossary: an old name is a warning at the front matter."""
+    spec, messages = glossary.canonical(spec, where)
+    for message in messages:
+        diagnostics.warn(page.file, page.meta_line, message)
+    return spec
 
 
 def compute(spec):
@@ -151,184 +161,30 @@ def compute(spec):
 
 @functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
 def _compute(items):
-    spec = dict(items)
-    algo = spec.pop("algo", None)
-    if algo in SOFTMAX or algo == "online-softmax-output":
-        return _softmax(algo, spec)
-    if algo == "paged-decoding":
-        return _paged(spec)
-    return _attention(algo, spec)
-
-
-def _sizes(spec, types, required):
-    for key, value in spec.items():
-        if key not in types:
-            raise ValueError(f"unknown trace size {key!r} (this algorithm takes {', '.join(types)})")
-        if not isinstance(value, types[key]) or (types[key] is int and isinstance(value, bool)):
-            raise ValueError(f"{key} must be {types[key].__name__}, got {value!r}")
-        if types[key] is int and value < 1:
-            raise ValueError(f"{key} must be at least 1, got {value}")
-    missing = [k for k in required if k not in spec]
-    if missing:
-        raise ValueError(f"missing {', '.join(missing)}")
-
-
-def _attention(algo, spec):
-    import numpy as np
-
     from kernelviz import attention
-
-    if algo not in attention.ALGORITHMS:
-        known = [*attention.ALGORITHMS, *SOFTMAX, "online-softmax-output"]
-        raise ValueError(f"algo must be one of {', '.join(known)}, got {algo!r}")
-    dtype = spec.pop("dtype", "float32")
-    closed_form = spec.pop("closed_form", False)
-    _sizes(spec, ATTENTION, ("N", "d", "Br", "Bc"))
-    if "n_splits" in spec and algo != "flash-decoding":
-        raise ValueError("n_splits is a flash-decoding size")
-    sizes = {"N_kv": spec["N"], "heads": 1, **spec}
-    if closed_form is True:
-        return _closed_form(algo, sizes, dtype)
-    if closed_form is not False:
-        raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
-    rng = np.random.default_rng(0)
-    q = rng.standard_normal((sizes["heads"], sizes["N"], sizes["d"]), dtype=np.float32)
-    k, v = (rng.standard_normal((sizes["heads"], sizes["N_kv"], sizes["d"]), dtype=np.float32) for _ in "kv")
-    options = {"Br": sizes["Br"], "Bc": sizes["Bc"], "causal": sizes.get("causal", False), "dtype": dtype}
-    extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
-    ledger = attention.ALGORITHMS[algo](q, k, v, **options, **extra).ledger
-    baseline = "standard-backward" if algo.endswith("-backward") else "standard"
-    standard = attention.ALGORITHMS[baseline](q, k, v, **options).ledger
-    out = numbers(ledger, {key: v for key, v in sizes.items() if key != "causal"})
-    out["flops"] = {**ledger.flops.by_kind, "total": ledger.total_flops}
-    out.update(
-        Tr=-(-sizes["N"] // sizes["Br"]),
-        Tc=-(-sizes["N_kv"] // sizes["Bc"]),
-        ratio_standard=standard.total_bytes / ledger.total_bytes,
-    )
-    if algo in CUDA_KERNELS:
-        out["cuda"] = cuda_numbers(CUDA_KERNELS[algo], sizes["N_kv"], sizes["d"], (sizes["Br"], sizes["Bc"]), sizes)
-    return out
-
-
-def _closed_form(algo, sizes, dtype):
-    """The byte numbers of `algo` at `sizes` from its closed form in ``formulas`` (held equal to its ledger by the
-    tests), for sizes too large to run at every build: bytes.*, read_bytes.*, write_bytes.* and ratio_standard."""
-    from kernelviz.attention import FLOP_FORMULAS, FORMULAS
-
-    baseline = "standard-backward" if algo.endswith("-backward") else "standard"
-    extra = {"n_splits": sizes["n_splits"]} if "n_splits" in sizes else {}
-    args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
-    common = dict(N_kv=sizes["N_kv"], causal=sizes.get("causal", False), batch_heads=sizes["heads"])
-    common["itemsize"] = 2 if dtype == "float16" else 4
-    per = FORMULAS[algo](*args, **common, **extra)
-    standard = FORMULAS[baseline](*args, **common)
-    total = sum(rw["read"] + rw["write"] for rw in per.values())
-    out = {key: v for key, v in sizes.items() if key != "causal"}
-    out.update(
-        read_bytes={t: rw["read"] for t, rw in per.items()},
-        write_bytes={t: rw["write"] for t, rw in per.items()},
-        bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
-        ratio_standard=sum(rw["read"] + rw["write"] for rw in standard.values()) / total,
-    )
-    out["bytes"].update(
-        total=total,
-        read=sum(out["read_bytes"].values()),
-        write=sum(out["write_bytes"].values()),
-    )
-    common.pop("itemsize")
-    flops = FLOP_FORMULAS[algo](*args, **common, **extra)
-    out["flops"] = {**flops, "total": sum(flops.values())}
-    return out
-
-
-CUDA_KERNELS = {
-    "fa1": "fa1",
-    "fa2": "fa2",
-    "flash-decoding": "flash_decoding",
-    "online-softmax-output": "online_softmax",
-    "fa2-backward": "fa2_bwd",
-    "paged-decoding": "paged_decoding",
-}
-
-
-def cuda_numbers(kernel, n, d, tiles, sizes):
-    """{shared_bytes: {launch: bytes}} of `kernel`'s launches at these sizes, from kernels.plan (no device limit:
-    a page may describe tiles too large for one)."""
+    from kernelviz.attention.runs import baseline
     from kernelviz.cuda import kernels
 
-    launches = kernels.plan(kernel, 1, n, d, tiles, n_splits=sizes.get("n_splits", 1), limit=float("inf"))
-    return {"shared_bytes": {launch.name.partition("<")[0]: launch.shared_bytes for launch in launches}}
-
-
-PAGED = {"seq_lens": tuple, "d": int, "page_size": int, "H_q": int, "H_kv": int, "n_splits": int}
-
-
-def _paged(spec):
-    from kernelviz import attention
-
-    dtype = spec.pop("dtype", "float32")
-    _sizes(spec, PAGED, ("seq_lens", "d", "page_size"))
-    lens = spec["seq_lens"]
-    if not lens or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in lens):
-        raise ValueError(f"seq_lens must be a list of lengths of at least 1, got {list(lens)!r}")
-    sizes = {"H_q": 1, "n_splits": 1, **spec}
-    sizes.setdefault("H_kv", sizes["H_q"])
-    inputs = attention.random_batch(lens, sizes["page_size"], sizes["H_q"], sizes["H_kv"], sizes["d"])
-    ledger = attention.paged_decoding(*inputs, n_splits=sizes["n_splits"], dtype=dtype).ledger
-    out = numbers(ledger, {**sizes, "seq_lens": list(lens)})
-    out.update(
-        g=sizes["H_q"] // sizes["H_kv"],
-        pages=sum(-(-n // sizes["page_size"]) for n in lens),
-        tokens=sum(lens),
-        padding=sum(-(-n // sizes["page_size"]) for n in lens) * sizes["page_size"] - sum(lens),
-        kv_bytes_per_token=(out["read_bytes"]["K"] + out["read_bytes"]["V"]) // sum(lens),
-    )
-    tiles = (out["g"], sizes["page_size"])  # the kernel's (G, PAGE)
-    out["cuda"] = cuda_numbers(CUDA_KERNELS["paged-decoding"], 1, sizes["d"], tiles, sizes)
-    return out
-
-
-def _softmax(algo, spec):
-    import numpy as np
-
-    from kernelviz import attention
-
-    output = algo == "online-softmax-output"
-    _sizes(
-        spec, {"N": int, "b": int, "rows": int, **({"d": int} if output else {})}, ("N", "b", "d")[: 3 if output else 2]
-    )
-    sizes = {"rows": 1, **spec}
-    rng = np.random.default_rng(0)
-    x = rng.standard_normal((sizes["rows"], sizes["N"]), dtype=np.float32)
-    if output:
-        v = rng.standard_normal((sizes["N"], sizes["d"]), dtype=np.float32)
-        ledger = attention.online_softmax_output(x, v, b=sizes["b"]).ledger
-    else:
-        ledger = getattr(attention, SOFTMAX[algo])(x, b=sizes["b"]).ledger
-    out = numbers(ledger, sizes)
-    out["T"] = -(-sizes["N"] // sizes["b"])
-    if output:
-        out["cuda"] = cuda_numbers("online_softmax", sizes["N"], sizes["d"], (1, sizes["b"]), sizes)
-    return out
-
-
-def numbers(ledger, sizes):
-    """The numbers a ledger answers (see the module docstring), with `sizes`."""
-    per = ledger.per_tensor
-    tiles = {"read": {}, "write": {}}
-    for t in ledger.transfers:
-        tiles[t.direction][t.tensor] = tiles[t.direction].get(t.tensor, 0) + 1
-    out = dict(sizes)
-    out.update(
-        reads={t: ledger.trips(t, "read") for t in ledger.tensor_bytes},
-        writes={t: ledger.trips(t, "write") for t in ledger.tensor_bytes},
-        loads={t: tiles["read"].get(t, 0) for t in per},
-        stores={t: tiles["write"].get(t, 0) for t in per},
-        read_bytes={t: rw["read"] for t, rw in per.items()},
-        write_bytes={t: rw["write"] for t, rw in per.items()},
-        bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
-        peak_sram=ledger.peak_sram,
-    )
-    out["bytes"].update(total=ledger.total_bytes, read=ledger.read_bytes, write=ledger.write_bytes)
+    sizes = dict(items)
+    algo = sizes.pop("algo", None)
+    attending = algo in attention.ALGORITHMS
+    options = {"dtype": sizes.pop("dtype", "float32")} if attending else {}
+    closed_form = sizes.pop("closed_form", False) if attending else False
+    if not isinstance(closed_form, bool):
+        raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
+    if closed_form:
+        return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k != "causal"}
+    done = attention.run(algo, **options, **sizes)
+    out = {key: v for key, v in done.sizes.items() if key != "causal"}
+    out.update(done.result.ledger.numbers())
+    out.update(done.tiles)
+    if algo == "paged-decoding":  # K and V bytes read per token of the batch
+        out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
+    elif attending:
+        sizes.pop("splits", None)
+        standard = attention.run(baseline(algo), **options, **sizes).result.ledger
+        out["ratio_standard"] = standard.total_bytes / done.result.ledger.total_bytes
+    shared = kernels.shared_memory(algo, done.sizes)
+    if shared is not None:
+        out["cuda"] = {"shared_bytes": shared}
     return out

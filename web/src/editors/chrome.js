@@ -3,7 +3,7 @@
 // puts the editor's code as it is now (the reader's edits) on the clipboard (page/clipboard.js).
 import { numberField } from '../forms/number-field.js';
 import { copyButton } from '../page/clipboard.js';
-import { el } from './dom.js';
+import { h as el } from '../lib/dom.js';
 
 export const LIMIT_MIN_S = 1;
 export const LIMIT_MAX_S = 600;

@@ -7,7 +7,7 @@
 //   ran             the last run's figure, from the code the editors hold now
 //   changed         the last run's figure, but the code has changed since: Run
 // Reset back to the page's code in every editor brings the page's figure back.
-import { el } from './dom.js';
+import { h as el } from '../lib/dom.js';
 import { currentScene, currentSizes, ranAt, showScene } from './figure.js';
 
 const SAID = {

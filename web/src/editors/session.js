@@ -12,6 +12,7 @@ import { chosenSizes, ranAt } from './figure.js';
 import { readPage } from './page.js';
 import { Provenance } from './provenance.js';
 import { loadLimit, saveLimit } from './store.js';
+import { nextTask } from '../lib/schedule.js';
 
 /* global __PYODIDE_FILES__ */
 const MB = 1e6;
@@ -157,6 +158,3 @@ export async function startEditors(doc, python, quiet = nextTask) {
     stop: () => python.stop('stop'),
   };
 }
-
-/** A promise resolved in the next task: quiet() where there is no runtime to say when the page is quiet. */
-export const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0));

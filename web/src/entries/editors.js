@@ -9,7 +9,8 @@
 // kv:run-start and kv:figure-updated (each run).
 import '../editors/editors.css';
 import { Python } from '../editors/python.js';
-import { nextTask, startEditors } from '../editors/session.js';
+import { startEditors } from '../editors/session.js';
+import { nextTask } from '../lib/schedule.js';
 
 /** Link the stylesheet at `href` (once); a promise resolved when it has loaded (or failed to). A stylesheet linked
  * by a script does not hold back rendering: an editor mounted before it applies would be drawn at another size. */

@@ -35,6 +35,7 @@ import { wireTheme } from '../page/theme.js';
 import { wireCudaBlocks } from '../page/cuda-blocks.js';
 import { wirePrint } from '../page/print.js';
 import { wireCopyCode } from '../page/copy-code.js';
+import { quietMoments, sleep } from '../lib/schedule.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -111,39 +112,6 @@ function showLinkedStep() {
   current?.scrollIntoView({ block: narrow ? 'start' : 'center', behavior: 'instant' });
 }
 
-const IDLE_TIMEOUT_MS = 3000; // the longest a quiet moment waits for the browser to idle
-
-/**
- * {quiet, reached} for `figure` (null: none). quiet() resolves in a task of its own when no step animates and
- * the browser is idle, or, once the reader has reached for an editor (`reached` resolves then), in the next task.
- */
-function quietMoments(figure) {
-  let hurry = false;
-  const reached = new Promise((resolve) => {
-    const reach = (e) => {
-      if (!e.target.closest?.('.kv-editor')) return;
-      hurry = true;
-      resolve();
-    };
-    document.addEventListener('focusin', reach);
-    document.addEventListener('pointerdown', reach);
-  });
-  const task = () => new Promise((resolve) => setTimeout(resolve, 0));
-  const idle = () =>
-    new Promise((resolve) =>
-      'requestIdleCallback' in window ? requestIdleCallback(resolve, { timeout: IDLE_TIMEOUT_MS }) : setTimeout(resolve, 50),
-    );
-  const quiet = async () => {
-    while (!hurry) {
-      await Promise.race([figure ? figure.still() : null, reached]);
-      await Promise.race([idle(), reached.then(task)]);
-      if (!hurry && !figure?.player?.animating) return;
-    }
-    return task();
-  };
-  return { quiet, reached };
-}
-
 /** The page's size form bound to `figure` (null: the page has none). */
 function sizesOf(figure) {
   const form = document.querySelector('form.kv-sizes');
@@ -175,7 +143,7 @@ function loadEditors(figure = null) {
       return null;
     });
     if (figure) {
-      const atMost = new Promise((resolve) => setTimeout(resolve, HOLD_MAX_MS));
+      const atMost = sleep(HOLD_MAX_MS);
       figure.holdStepsFor(Promise.race([editorsLoading, atMost]));
     }
   }

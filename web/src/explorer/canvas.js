@@ -12,7 +12,7 @@
 
 import { tiles_visited } from './formulas.js';
 import { HBM, INK, MUTED, OVER, TILE, tileColor } from './palette.js';
-import { el, label } from './svg.js';
+import { el, label } from '../lib/svg.js';
 
 const WIDEST = 640; // viewBox width on a wide screen; a narrow one gets a narrower box and fewer tiles
 const NARROWEST = 330;

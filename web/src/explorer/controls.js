@@ -3,7 +3,7 @@
 
 import { CUSTOM_MAX_KIB, CUSTOM_MIN_KIB, PRESETS } from './budgets.js';
 import { numberField } from '../forms/number-field.js';
-import { h, options } from './dom.js';
+import { h, options } from '../lib/dom.js';
 import { seqLength } from './format.js';
 import { BLOCK_SIZES, DTYPES, HEAD_DIMS, N_MAX, N_MIN, N_STOPS, nFromStop, stopFromN } from './state.js';
 

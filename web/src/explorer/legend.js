@@ -2,8 +2,8 @@
 // and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the canvas's own look and `box`, so
 // the legend cannot drift from the drawing. Each entry carries data-look (the canvas tiles' data-look).
 import { box, dim, masked, resident, visitedLook } from './canvas.js';
-import { h } from './dom.js';
-import { el } from './svg.js';
+import { h } from '../lib/dom.js';
+import { el } from '../lib/svg.js';
 
 const ENTRIES = [
   [resident('Q', false), 'coloured: on chip (SRAM) now'],
@@ -13,7 +13,9 @@ const ENTRIES = [
 ];
 
 function swatch(look) {
-  return el('svg', { width: 22, height: 14, viewBox: '0 0 22 14', 'aria-hidden': 'true' }, [box(1, 1, 21, 13, look)]);
+  const icon = el('svg', { width: 22, height: 14, viewBox: '0 0 22 14', 'aria-hidden': 'true' });
+  icon.append(box(1, 1, 21, 13, look));
+  return icon;
 }
 
 /** The legend: {element, update(state)} (the causal entry shows only with causal masking). */

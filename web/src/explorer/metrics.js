@@ -2,7 +2,7 @@
 // the block's SRAM, and the standard-versus-online softmax check. Each value also sits, exact, in the
 // element's data-value (bytes, counts), so tests compare numbers, not formatted text.
 
-import { h } from './dom.js';
+import { h } from '../lib/dom.js';
 import { bytes, count, ratio, seqLength, tiny } from './format.js';
 
 function metric(id, title) {

@@ -2,7 +2,7 @@
 // Arrow keys anywhere in the stepper step back and forth; Home and End jump to the ends of the walk.
 
 import { numberField } from '../forms/number-field.js';
-import { h } from './dom.js';
+import { h } from '../lib/dom.js';
 import { PHASES } from './phases.js';
 
 const PLAY_MS = 900;

@@ -11,10 +11,11 @@ import { writeHash } from './page/hash.js';
 import { Player } from './player.js';
 import { Drawing } from './render/drawing.js';
 import { draggable } from './render/shapes.js';
-import { adopting } from './render/svg.js';
+import { adopting } from '../lib/svg.js';
+import { StepHolds } from '../lib/schedule.js';
 import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
-import { h } from './ui/dom.js';
+import { h } from '../lib/dom.js';
 import { FigureTools } from './ui/figure-tools.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
@@ -40,7 +41,7 @@ export class Figure {
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.listeners = [];
     this.stillWaiters = [];
-    this.busy = null; // a promise while the page runs a task it cannot split: see holdStepsFor
+    this.holds = new StepHolds(); // while the page runs a task it cannot split: see holdStepsFor
     this.model = null;
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
@@ -120,7 +121,7 @@ export class Figure {
     this.player = new Player(timeline, (items) => this.drawBound(items), {
       duration: () => Number(this.host.dataset.duration) || DURATION_MS,
       reducedMotion,
-      busy: () => this.busy,
+      busy: () => this.holds.held(),
     });
     this.player.current = Math.min(this.step, timeline.last);
     this.bound.items = timeline.state(this.player.current);
@@ -229,10 +230,7 @@ export class Figure {
   /** Start no step's animation until `promise` settles, fulfilled or not (and any hold before it): the page is
    * running a task it cannot split. The step is still shown at once; its movement waits. */
   holdStepsFor(promise) {
-    const held = Promise.allSettled([this.busy, promise]).then(() => {
-      if (this.busy === held) this.busy = null;
-    });
-    this.busy = held;
+    this.holds.hold(promise);
   }
 
   /** A promise resolved once no step is animating. */

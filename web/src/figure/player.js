@@ -8,6 +8,7 @@
 // Events: on('step', fn(k)) when the step changes, on('playing', fn(bool)) when auto-play starts or stops,
 // on('animating', fn(bool)) when a step's animation starts or settles.
 import { frameAt, totalTime } from './tween.js';
+import { sleep } from '../lib/schedule.js';
 
 const PAUSE = 1.5; // between two steps when playing, in step durations
 
@@ -128,7 +129,7 @@ export class Player {
     while (still() && this.current < this.timeline.last) {
       const done = await this.reach(this.current + 1);
       if (!done || !still() || this.current >= this.timeline.last) break;
-      await new Promise((r) => setTimeout(r, PAUSE * this.duration()));
+      await sleep(PAUSE * this.duration());
     }
     if (still()) this.pause();
   }

@@ -10,7 +10,7 @@
 //
 // Each block is wrapped in a div.kv-copyable that holds the button in its top right corner (copy-code.css); the
 // room the button takes is kept from the first paint by the stylesheet, so adding it moves nothing.
-import { h } from '../figure/ui/dom.js';
+import { h } from '../lib/dom.js';
 import { copyButton } from './clipboard.js';
 import './copy-code.css';
 

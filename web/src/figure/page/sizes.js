@@ -5,6 +5,7 @@
 // request overtaken by a newer one is dropped; one that fails puts the form back to what the figure shows, and
 // says why.
 import { readHash } from './hash.js';
+import { sleep } from '../../lib/schedule.js';
 
 const PYTHON_PAUSE_MS = 250; // typing "12" asks for 1 then 12: Python runs only the sizes still wanted after this
 
@@ -12,7 +13,6 @@ const describe = (sizes) =>
   Object.entries(sizes)
     .map(([name, v]) => `${name} = ${v}`)
     .join(', ');
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class Sizes {
   /**

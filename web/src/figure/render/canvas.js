@@ -2,7 +2,7 @@
 // `gridOpacity`. Nodes draw into `layer` in user px with y down: canvas (x, y) is user (x·unit, −y·unit). The
 // viewBox fits the drawing to the box (a zoom and a centre, from fit.js), moved `originX` px right and `originY` px
 // up on screen.
-import { el, paint, px, set } from './svg.js';
+import { el, paint, px, set } from '../../lib/svg.js';
 
 /** The font of every label; wrapping measures text in it. */
 export const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";

@@ -7,7 +7,7 @@
 // see paint). An item's `kv` names what it shows for the page: its <text> carries it as data-kv (e.g. the HBM
 // counter, data-kv="hbm-bytes").
 import { setLabel } from './label.js';
-import { el, paint, px, set, setBox } from './svg.js';
+import { el, paint, px, set, setBox } from '../../lib/svg.js';
 
 function show(node, visible) {
   set(node, 'display', visible ? null : 'none');

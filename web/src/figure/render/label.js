@@ -5,7 +5,7 @@
 // one of a row or a stack of such boxes, which a label moved out of it would print over (the tensor's name, the
 // step's caption say what they are). The <text> says which with data-fit: fits, wrap, shrink, turn, hidden.
 // `fitLabel` is the rule; `setLabel` draws what it gives.
-import { el, px, set } from './svg.js';
+import { el, px, set } from '../../lib/svg.js';
 import { measure, wrapLines } from './wrap.js';
 
 const LINE_EM = 1.2;

@@ -3,7 +3,7 @@
 // refers to it follows. A visible point is handed to `drag(element, id)`, which makes it draggable (see draggable).
 import { num, pos, text } from '../values.js';
 import { setLabel } from './label.js';
-import { el, paint, px, set, setBox } from './svg.js';
+import { el, paint, px, set, setBox } from '../../lib/svg.js';
 
 function textView(node, parent) {
   const label = el('text', { class: 'kv-text' }, parent);

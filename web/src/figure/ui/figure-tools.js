@@ -8,7 +8,7 @@
 import { copyButton, flash } from '../../page/clipboard.js';
 import { download, fileName, pngBlob, standaloneSvg } from '../export.js';
 import { hashOf } from '../page/hash.js';
-import { h } from './dom.js';
+import { h } from '../../lib/dom.js';
 
 /** The URL of step `k` at `sizes`: the page's, with the figure's hash. */
 export function stepUrl(k, sizes) {

@@ -5,7 +5,7 @@
 // refused with the range stated beside it (forms/number-field.js). `change(name, value)` applies one;
 // `show(settings)` refreshes.
 import { numberField } from '../../forms/number-field.js';
-import { h } from './dom.js';
+import { h } from '../../lib/dom.js';
 
 /** [setting, label, input attributes, range for a typed number {min, max, unit}]. */
 const FIELDS = [

@@ -3,7 +3,7 @@
 // the page and the step it shows. Its ⋮⋮ grip drags it onto the canvas, where it floats where dropped; dropped
 // anywhere else it docks again. By keyboard: the grip's Enter/Space floats or docks it, arrow keys move it. Its bar
 // (`bar`, the ←▶→ row) ends with the figure's tools (ui/figure-tools.js), which the figure appends.
-import { h } from './dom.js';
+import { h } from '../../lib/dom.js';
 
 const NUDGE_PX = 16;
 

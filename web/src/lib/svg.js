@@ -1,4 +1,5 @@
-// Creating SVG elements, and setting attributes only when they change (each element remembers what it was given).
+// Creating SVG elements, the one helper of the web code (the figure's renderer and the explorer draw with it), and
+// setting attributes only when they change (each element remembers what it was given).
 // While `adopting` runs, `el` takes over the elements already in the page (an SVG drawn at build time by the same
 // code, see web/src/build-time/render-figure.js) instead of making new ones: the next child of `parent` with the
 // tag asked for, which the build made in the same order. An adopted element remembers the attributes it has, so
@@ -14,6 +15,13 @@ export function el(tag, attrs = {}, parent = null, before = undefined) {
   adopted?.add(node);
   for (const [name, value] of Object.entries(attrs)) set(node, name, value);
   if (parent && !found) before === undefined ? parent.appendChild(node) : parent.insertBefore(node, before);
+  return node;
+}
+
+/** A <text> saying `text` (as text, never markup), with `attrs`. */
+export function label(text, attrs = {}) {
+  const node = el('text', attrs);
+  node.textContent = text;
   return node;
 }
 

@@ -1,0 +1,220 @@
+"""One run of an algorithm on random inputs of given sizes: what ``kernelviz trace`` prints and what the pages'
+``{{ trace }}`` numbers are read from.
+
+    done = run("fa2", N=8, d=4, Br=4, Bc=4)            # attention: N, d, Br, Bc required; N_kv (N),
+    done.result.ledger.trips("K")                       #   splits (flash-decoding), causal, batch_heads (1)
+    run("online-softmax-output", N=16, Bc=4, d=2)       # softmax: N, Bc required; rows (1); d (the output's)
+    run("paged-decoding", seq_lens=[5, 9], d=4, page_size=4)  # paged: H_q (1), H_kv (H_q), splits (1)
+
+The inputs are standard normals from ``default_rng(seed)`` (``_inputs.random_normal``): q (batch_heads, N, d), then
+k and v (batch_heads, N_kv, d); for the softmax variants x (rows, N), then V (N, d); for paged decoding
+``paged_cache.random_batch`` (its pages scattered through the pool). HBM counts depend on the sizes
+only, never on the values. The sizes are named as in ``kernelviz.glossary`` (an old name, n_splits or b, works
+with a FutureWarning naming the new one). A bad size raises ValueError naming it; the algorithm's own checks follow.
+"""
+
+import warnings
+from dataclasses import dataclass
+
+from .. import glossary
+from . import flops, formulas
+from ._backward import traced
+from ._inputs import random_normal, tiles
+from .fa1 import flash_attention_1
+from .fa2 import flash_attention_2
+from .fa2_backward import flash_attention_2_backward
+from .flash_decoding import flash_decoding
+from .paged_cache import random_batch
+from .paged_decoding import paged_decoding
+from .softmax import naive_softmax, online_softmax, online_softmax_output, safe_softmax
+from .standard import standard_attention
+from .standard_backward import standard_attention_backward
+
+# The CLI's names for the attention algorithms, and for the softmax variants of the Online softmax page.
+ALGORITHMS = {
+    "standard": standard_attention,
+    "fa1": flash_attention_1,
+    "fa2": flash_attention_2,
+    "flash-decoding": flash_decoding,
+    # the backward passes: each runs its forward for O and L, then the backward on a random dO (_backward.traced)
+    "fa2-backward": traced(flash_attention_2, flash_attention_2_backward),
+    "standard-backward": traced(standard_attention, standard_attention_backward, needs=("do",)),
+    "paged-decoding": paged_decoding,  # on a batch in a paged cache, not q, k, v: run() draws one (random_batch)
+}
+# The closed-form count each one's ledger meets, and the closed-form FLOP count each one's ledger.flops meets.
+FORMULAS = {
+    "standard": formulas.standard,
+    "fa1": formulas.fa1,
+    "fa2": formulas.fa2,
+    "flash-decoding": formulas.flash_decoding,
+    "fa2-backward": formulas.fa2_backward,
+    "standard-backward": formulas.standard_backward,
+    "paged-decoding": formulas.paged_decoding,
+}
+FLOP_FORMULAS = {
+    "standard": flops.standard,
+    "fa1": flops.fa1,
+    "fa2": flops.fa2,
+    "flash-decoding": flops.flash_decoding,
+    "fa2-backward": flops.fa2_backward,
+    "standard-backward": flops.standard_backward,
+    "paged-decoding": flops.paged_decoding,
+}
+SOFTMAX = {
+    "naive-softmax": naive_softmax,
+    "safe-softmax": safe_softmax,
+    "online-softmax": online_softmax,
+    "online-softmax-output": online_softmax_output,
+}
+# {name: (type, required)} of each kind of run's sizes
+ATTENTION_SIZES = {
+    "N": (int, True),
+    "d": (int, True),
+    "Br": (int, True),
+    "Bc": (int, True),
+    "N_kv": (int, False),
+    "splits": (int, False),
+    "batch_heads": (int, False),
+    "causal": (bool, False),
+}
+SOFTMAX_SIZES = {"N": (int, True), "Bc": (int, True), "rows": (int, False)}
+PAGED_SIZES = {
+    "seq_lens": (list, True),
+    "d": (int, True),
+    "page_size": (int, True),
+    "H_q": (int, False),
+    "H_kv": (int, False),
+    "splits": (int, False),
+}
+
+
+@dataclass
+class Run:
+    """A finished run: the algorithm's name, every size (defaults filled in), the inputs as drawn ({name: array},
+    float64) and the algorithm's result (an AttentionResult or a SoftmaxResult, with its ledger)."""
+
+    algo: str
+    sizes: dict
+    inputs: dict
+    result: object
+
+    @property
+    def tiles(self):
+        """{Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T}, ceil(N / Bc), of a softmax run;
+        {pages, tokens, padding, g} of a paged-decoding run."""
+        s = self.sizes
+        if self.algo == "paged-decoding":  # and the batch's pages, tokens, empty rows of last pages, group size
+            pages = sum(-(-n // s["page_size"]) for n in s["seq_lens"])
+            tokens = sum(s["seq_lens"])
+            return {"pages": pages, "tokens": tokens, "padding": pages * s["page_size"] - tokens,
+                    "g": s["H_q"] // s["H_kv"]}  # fmt: skip
+        if self.algo in SOFTMAX:
+            return {"T": len(tiles(s["N"], s["Bc"]))}
+        return {"Tr": len(tiles(s["N"], s["Br"])), "Tc": len(tiles(s["N_kv"], s["Bc"]))}
+
+
+def run(algo, *, seed=0, dtype="float32", sram_budget=None, **sizes):
+    """Run `algo` (a name of ALGORITHMS or SOFTMAX) at `sizes` on random inputs drawn with `seed`; returns a Run.
+    `dtype` and `sram_budget` go to the attention algorithms. Raises ValueError for an unknown algorithm or size,
+    a size of the wrong type or below 1, a missing one, or what the algorithm refuses."""
+    sizes, messages = glossary.canonical(sizes, "attention.run")
+    for message in messages:
+        warnings.warn(message, FutureWarning, stacklevel=2)
+    if algo == "paged-decoding":
+        return _paged(_checked(algo, sizes, PAGED_SIZES), seed, dtype, sram_budget)
+    if algo in ALGORITHMS:
+        return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, dtype, sram_budget)
+    if algo in SOFTMAX:
+        kinds = {**SOFTMAX_SIZES, "d": (int, True)} if algo == "online-softmax-output" else SOFTMAX_SIZES
+        return _softmax(algo, _checked(algo, sizes, kinds), seed)
+    raise ValueError(f"algo must be one of {', '.join([*ALGORITHMS, *SOFTMAX])}, got {algo!r}")
+
+
+def baseline(algo):
+    """What `algo`'s traffic is measured against: standard attention, or for a backward pass the standard backward
+    (which reads back the P its forward stored)."""
+    return "standard-backward" if algo.endswith("-backward") else "standard"
+
+
+def closed_form(algo, *, dtype="float32", **sizes):
+    """The numbers of attention algorithm `algo` at `sizes` from its closed forms (FORMULAS, FLOP_FORMULAS, which the
+    tests hold equal to its ledger), without running it, for sizes too large to run at every build:
+    {sizes..., read_bytes: {T: bytes}, write_bytes, bytes (with total, read, write), flops (by kind, with total),
+    ratio_standard (``baseline``'s traffic over this one's)}. Raises ValueError as ``run`` does."""
+    if algo not in ALGORITHMS or algo == "paged-decoding":
+        raise ValueError(
+            f"algo must be one of {', '.join(a for a in ALGORITHMS if a != 'paged-decoding')}, got {algo!r}"
+        )
+    sizes = {"N_kv": sizes.get("N"), "batch_heads": 1, "causal": False, **_checked(algo, sizes, ATTENTION_SIZES)}
+    extra = {"n_splits": sizes["splits"]} if "splits" in sizes else {}
+    args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
+    common = dict(N_kv=sizes["N_kv"], causal=sizes["causal"], batch_heads=sizes["batch_heads"])
+    itemsize = 2 if dtype == "float16" else 4
+    per = FORMULAS[algo](*args, **common, **extra, itemsize=itemsize)
+    standard = FORMULAS[baseline(algo)](*args, **common, itemsize=itemsize)
+    total = sum(rw["read"] + rw["write"] for rw in per.values())
+    out = dict(sizes)
+    out.update(
+        read_bytes={t: rw["read"] for t, rw in per.items()},
+        write_bytes={t: rw["write"] for t, rw in per.items()},
+        bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
+        ratio_standard=sum(rw["read"] + rw["write"] for rw in standard.values()) / total,
+    )
+    out["bytes"].update(total=total, read=sum(out["read_bytes"].values()), write=sum(out["write_bytes"].values()))
+    counted = FLOP_FORMULAS[algo](*args, **common, **extra)
+    out["flops"] = {**counted, "total": sum(counted.values())}
+    return out
+
+
+def _checked(algo, sizes, kinds):
+    """`sizes` checked against {name: (type, required)}; 'splits' only for flash decoding."""
+    for key, value in sizes.items():
+        if key not in kinds:
+            raise ValueError(f"unknown size {key!r} (this algorithm takes {', '.join(kinds)})")
+        kind = kinds[key][0]
+        if kind is list and isinstance(value, tuple):
+            value = sizes[key] = list(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{key} must be {kind.__name__}, got {value!r}")
+        if kind is int and value < 1:
+            raise ValueError(f"{key} must be at least 1, got {value}")
+        if kind is list and not (
+            value and all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in value)
+        ):
+            raise ValueError(f"{key} must be a list of lengths of at least 1, got {value!r}")
+    missing = [k for k, (_, required) in kinds.items() if required and k not in sizes]
+    if missing:
+        raise ValueError(f"missing {', '.join(missing)}")
+    if "splits" in sizes and algo not in ("flash-decoding", "paged-decoding"):
+        raise ValueError("splits is a flash-decoding size")
+    return sizes
+
+
+def _attention(algo, sizes, seed, dtype, sram_budget):
+    sizes = {"N_kv": sizes["N"], "batch_heads": 1, "causal": False, **sizes}
+    bh, n, n_kv, d = sizes["batch_heads"], sizes["N"], sizes["N_kv"], sizes["d"]
+    q, k, v = random_normal(seed, (bh, n, d), (bh, n_kv, d), (bh, n_kv, d))
+    options = dict(Br=sizes["Br"], Bc=sizes["Bc"], causal=sizes["causal"], dtype=dtype, sram_budget=sram_budget)
+    if algo == "flash-decoding":
+        options[glossary.KEYWORDS["splits"]] = sizes.get("splits")
+    result = ALGORITHMS[algo](q, k, v, **options)
+    return Run(algo, sizes, {"q": q, "k": k, "v": v}, result)
+
+
+def _paged(sizes, seed, dtype, sram_budget):
+    sizes = {"H_q": 1, "splits": 1, **sizes}
+    sizes.setdefault("H_kv", sizes["H_q"])
+    batch = random_batch(sizes["seq_lens"], sizes["page_size"], sizes["H_q"], sizes["H_kv"], sizes["d"], seed=seed)
+    options = {glossary.KEYWORDS["splits"]: sizes["splits"], "dtype": dtype, "sram_budget": sram_budget}
+    result = paged_decoding(*batch, **options)
+    names = ("q", "k_pages", "v_pages", "block_table", "seq_lens")
+    return Run("paged-decoding", sizes, dict(zip(names, batch, strict=True)), result)
+
+
+def _softmax(algo, sizes, seed):
+    sizes = {"rows": 1, **sizes}
+    if algo == "online-softmax-output":
+        x, v = random_normal(seed, (sizes["rows"], sizes["N"]), (sizes["N"], sizes["d"]))
+        return Run(algo, sizes, {"x": x, "v": v}, online_softmax_output(x, v, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))
+    (x,) = random_normal(seed, (sizes["rows"], sizes["N"]))
+    return Run(algo, sizes, {"x": x}, SOFTMAX[algo](x, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))

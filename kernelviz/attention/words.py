@@ -1,0 +1,19 @@
+"""How the command lines say bytes: in binary units, and a ratio in the direction it goes."""
+
+
+def ratio(bytes_, baseline, name):
+    """`bytes_` against `baseline`, in words that say which way: "3.0× fewer bytes than standard attention"."""
+    if bytes_ == baseline:
+        return f"the same bytes as {name} (1.0×)"
+    if bytes_ < baseline:
+        return f"{baseline / bytes_:.1f}× fewer bytes than {name}"
+    return f"{bytes_ / baseline:.1f}× more bytes than {name}"
+
+
+def size(n):
+    """`n` bytes in binary units: "130.0 MiB"."""
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if n < 1024 or unit == "GiB":
+            return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return None  # unreachable
