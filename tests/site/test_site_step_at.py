@@ -26,7 +26,7 @@ def test_notes_put_the_indices_into_the_declarations_over_them():
         "row0": ["1*Br", ["i"]],
     }
     # over noted names only: a candidate, noted where it has a value (a bool of the C above: never)
-    assert flat["masked"] == ["col0 + c >= N || (causal && col0 + c > row0 + r)", ["col0", "row0"]]
+    assert flat["masked"] == ["col0 + c >= N_kv || (causal && col0 + c > row0 + r + shift)", ["col0", "row0"]]
     assert [n for n, *_ in notes] == sorted(n for n, *_ in notes)  # in the order of the lines
 
 
