@@ -32,6 +32,7 @@ from . import (
     scenes,
 )
 from .diagnostics import BuildError, Diagnostics
+from .exchange import exchange
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .isolated import Job, run_batches
 from .markdown import markdown
@@ -193,10 +194,14 @@ def kernel_views(context, diagnostics, stylesheets):
 
 
 def publish(staging, out):
-    """Move the built `staging` folder to `out`, replacing the site there (never a folder we did not write)."""
+    """Move the built `staging` folder to `out`, replacing the site there (never a folder we did not write): in one
+    step where the system can swap two folders (``exchange``), so a server reading `out` never finds it missing."""
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
         shutil.rmtree(staging, ignore_errors=True)
         raise BuildError(f"{out} is not empty and was not written by kernelviz build; choose another --out")
+    if out.is_dir() and not out.is_symlink() and exchange(staging, out):  # one step: `out` is never missing
+        shutil.rmtree(staging, ignore_errors=True)  # now the old site
+        return
     old = out.parent / f".{out.name}.old"
     shutil.rmtree(old, ignore_errors=True)
     if out.exists():
