@@ -14,6 +14,7 @@ Before drawing the inputs it estimates the memory the run needs (``footprint``) 
 that would not fit in what the machine has available.
 """
 
+import contextlib
 import json
 import math
 
@@ -56,7 +57,7 @@ def main(args):
 
     import numpy as np
 
-    from . import ALGORITHMS, blocks, footprint, formulas
+    from . import ALGORITHMS, FORMULAS, blocks, footprint, formulas
 
     n_kv = args.N_kv or args.N
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
@@ -73,7 +74,8 @@ def main(args):
     if args.algo == "flash-decoding":
         options["n_splits"] = args.splits
     try:
-        result = ALGORITHMS[args.algo](q, k, v, **options)
+        with _progress(args, n_kv, FORMULAS[args.algo]):
+            result = ALGORITHMS[args.algo](q, k, v, **options)
     except ValueError as e:
         print(f"kernelviz trace: error: {e}", file=sys.stderr)
         return 2
@@ -130,6 +132,28 @@ def _gpu_problem(key):
     except ValueError as e:
         return str(e)
     return None
+
+
+@contextlib.contextmanager
+def _progress(args, n_kv, formula):
+    """A bar of the bytes the run has moved, on a terminal only (``kernelviz.progress``: it shows after a couple of
+    seconds and clears itself): the total is the closed form's, which the ledger meets exactly."""
+    from kernelviz.progress import bar
+
+    from . import formulas
+    from .ledger import observing
+
+    itemsize = 2 if args.dtype == "float16" else 4
+    sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize, batch_heads=args.batch_heads)
+    extra = {}
+    if args.algo == "flash-decoding":
+        extra["n_splits"] = min(args.splits or 4, math.ceil(n_kv / args.Bc))
+    try:
+        total = formulas.total(formula(args.N, args.d, args.Br, args.Bc, **extra, **sizes))
+    except (ValueError, ZeroDivisionError):
+        total = None  # the algorithm will say what is wrong
+    with bar(total=total, desc=f"trace {args.algo}", unit="B", unit_scale=True) as shown, observing(shown.update):
+        yield
 
 
 def _memory_problem(args, n_kv, footprint):

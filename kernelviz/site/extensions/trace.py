@@ -135,8 +135,22 @@ def _numbers(page, diagnostics):
             raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
         return {name: compute(s) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
-        diagnostics.warn(page.file, page.meta_line, f"trace: {e}")
+        diagnostics.warn(page.file, _trace_line(page), f"trace: {e}")
         return False
+    except MemoryError:  # past the estimate (a system that does not say what it has): the same, at its line
+        diagnostics.warn(page.file, _trace_line(page), "trace: the run did not fit in memory; choose a smaller N")
+        return False
+
+
+def _trace_line(page):
+    """The line of the front matter's ``trace:`` field in the page file (the front matter's when not found)."""
+    lines = page.source.splitlines()
+    for k in range(page.meta_line, min(len(lines), page.meta_line + 200)):
+        if lines[k].startswith("trace:"):
+            return k + 1
+        if lines[k].strip() == "---":
+            break
+    return page.meta_line
 
 
 def compute(spec):
@@ -184,6 +198,7 @@ def _attention(algo, spec):
         return _closed_form(algo, sizes, dtype)
     if closed_form is not False:
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
+    _fits(algo, sizes, np.dtype(dtype).itemsize)
     rng = np.random.default_rng(0)
     q = rng.standard_normal((sizes["heads"], sizes["N"], sizes["d"]), dtype=np.float32)
     k, v = (rng.standard_normal((sizes["heads"], sizes["N_kv"], sizes["d"]), dtype=np.float32) for _ in "kv")
@@ -233,6 +248,30 @@ def _closed_form(algo, sizes, dtype):
     flops = FLOP_FORMULAS[algo](*args, **common, **extra)
     out["flops"] = {**flops, "total": sum(flops.values())}
     return out
+
+
+def _fits(algo, sizes, itemsize, available=None):
+    """Raise ValueError, saying what would not fit, when the runs a trace makes (`algo` and its standard baseline,
+    for the ratio) need more memory than the machine has (``attention.footprint``): a page's trace at N = 10**6 is a
+    message at its line, not a MemoryError, nor the kernel's OOM killer ending the build."""
+    from kernelviz.attention import footprint
+
+    have = footprint.available() if available is None else available
+    if have is None:
+        return
+    n, n_kv, d, heads = sizes["N"], sizes["N_kv"], sizes["d"], sizes["heads"]
+    tiles = -(-n_kv // sizes["Bc"])
+    baseline = "standard-backward" if algo.endswith("-backward") else "standard"
+    for name in dict.fromkeys((algo, baseline)):
+        splits = sizes.get("n_splits") or min(4, tiles)
+        need, parts = footprint.estimate(name, n, n_kv, d, heads, sizes["Br"], sizes["Bc"], itemsize, splits)
+        if need > have:
+            biggest = max(parts, key=parts.get)
+            raise ValueError(
+                f"{name} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
+                f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: "
+                "choose a smaller N (the numbers scale as the closed forms in attention.formulas say)"
+            )
 
 
 CUDA_KERNELS = {
