@@ -161,10 +161,29 @@ def test_presets_and_the_slider_round_trip(page, site):
     assert page.input_value("#kvx-n") == "131072"
 
 
-def test_invalid_values_in_the_url_fall_back_to_defaults(page, site):
-    page.goto(f"{site}?N=5&d=65&Br=abc&dtype=int8&sram=0&causal=maybe&i=999999&phase=9")
+def test_values_the_explorer_cannot_show_are_corrected_and_the_page_says_so(page, site):
+    """Numbers outside what the explorer shows take the nearest it shows, words it does not know their default, and
+    a polite note lists each change until the reader dismisses it; a link with nothing to correct shows none."""
+    page.goto(f"{site}?N=0&d=7&Br=abc&dtype=int8&sram=99999&causal=maybe&i=999&phase=9")
     page.wait_for_selector("#kv-explorer[data-ready]")
-    wait_for_query(page, N="4096", d="64", Br="64", dtype="float16", sram="a100", causal="0", i="63", phase="3")
+    wait_for_query(page, N="64", d="32", Br="64", dtype="float16", sram="1024", causal="0", i="0", phase="3")
+    note = page.locator(".kvx-corrected")
+    assert note.is_visible() and note.get_attribute("role") == "status"
+    assert note.locator("li").all_inner_texts() == [
+        "N=0 → 64: the explorer shows 64 to 131072",
+        "d=7 → 32: head dimensions are 32, 64, 96, 128, 256; the nearest is 32",
+        "Br=abc → 64: expected a whole number; this is the default",
+        "dtype=int8 → float16: expected float32, float16, bfloat16; this is the default",
+        "sram=99999 → 1024: the explorer shows 1 to 1024 KiB",
+        "causal=maybe → 0: expected 1 or 0; this is the default",
+        "i=999 → 0: N=64 with Br=64 has query tiles 0 to 0",
+        "phase=9 → 3: the phases are 0 to 3",
+    ]
+    assert page.locator("#kvx-n").is_visible()  # the explorer is there below it
+    note.get_by_role("button", name="Dismiss").click()
+    assert page.locator(".kvx-corrected").count() == 0
+    open_explorer(page, site, N=1000, i=3)
+    assert page.locator(".kvx-corrected").count() == 0
 
 
 def over_budget_tiles(Br, Bc, d, dtype, budget):

@@ -16,7 +16,8 @@ import { buildMetrics } from './metrics.js';
 import { CODE, PHASES, stepAt, stepCount, stepIndex, WRITE_LINE } from './phases.js';
 import { CASES, softmaxCheck } from './softmax.js';
 import { fa2_sram, sram_fit } from './sram.js';
-import { DTYPES, normalize, parse, serialize, visitedTiles } from './state.js';
+import { buildNote } from './note.js';
+import { DTYPES, normalize, read, serialize, visitedTiles } from './state.js';
 import { buildStepper } from './stepper.js';
 
 const URL_DELAY_MS = 150; // the address bar follows a dragged slider at this pace (browsers throttle history)
@@ -96,7 +97,8 @@ function buildCode() {
 }
 
 export function mount(root, { location = window.location, history = window.history } = {}) {
-  let state = parse(location.search);
+  const opened = read(location.search);
+  let state = opened.state;
   let view = null;
   let playTimer = null;
   let urlTimer = null;
@@ -140,13 +142,14 @@ export function mount(root, { location = window.location, history = window.histo
   const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
   root.replaceChildren(
     h('div', { class: 'kvx' }, [
+      buildNote(opened.corrections),
       controls.element,
       h('div', { class: 'kvx-stage' }, [
         h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
         h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
       ]),
       metrics.element,
-    ]),
+    ].filter(Boolean)),
   );
 
   function render() {
