@@ -228,7 +228,7 @@ def test_the_background_setting_shows_the_colour_the_canvas_has(browser, site_ur
     context = browser.new_context(color_scheme=scheme)
     pg = context.new_page()
     pg.goto(f"{site_url}/online-softmax.html")
-    pg.wait_for_selector("#kv-figure input[name=canvasColor]")
+    pg.wait_for_selector("#kv-figure input[name=canvasColor]", state="attached")  # (folded away at first)
     pg.wait_for_function("document.querySelector('#kv-figure input[name=canvasColor]').value !== ''")
     swatch = pg.locator("#kv-figure input[name=canvasColor]").input_value()
     background = pg.evaluate("getComputedStyle(document.querySelector('#kv-figure .kv-canvas svg')).backgroundColor")
@@ -264,7 +264,8 @@ def test_the_canvas_settings_are_folded_at_first_and_stay_as_the_reader_leaves_t
     folded = height()
     settings.locator("summary").click()
     assert pg.locator("#kv-figure input[name=unit]").is_visible()
-    assert height() < folded - 10, (height(), folded)
+    canvas = "document.querySelector('#kv-figure .kv-canvas').getBoundingClientRect().height"
+    pg.wait_for_function(f"{canvas} < {folded - 10}")  # the settings took a row from the canvas
     settings = open_figure("flash-decoding")  # remembered: open on the next page
     assert settings.evaluate("(d) => d.open") and pg.locator("#kv-figure input[name=unit]").is_visible()
     settings.locator("summary").click()

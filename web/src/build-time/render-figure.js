@@ -11,6 +11,7 @@ import { documentShim, container, markup } from './dom-shim.js';
 import { Drawing } from '../figure/render/drawing.js';
 import { Timeline } from '../figure/timeline.js';
 import { FigureTools } from '../figure/ui/figure-tools.js';
+import { Follow } from '../figure/ui/follow.js';
 import { SettingsPanel } from '../figure/ui/settings-panel.js';
 import { StepList } from '../figure/ui/step-list.js';
 import { nodesById } from '../figure/values.js';
@@ -43,7 +44,7 @@ globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
   dock.setAttribute('class', 'kv-dock');
   if (drawing.steps) {
     const list = new StepList(stillPlayer(shown), drawing.steps, box, dock);
-    new FigureTools(list.bar, {}); // (never pressed at build time)
+    new FigureTools(list.bar, {}, new Follow()); // (never pressed at build time)
   }
   const parts = { svg: drawing.canvas.svg, settings: panel.root, dock };
   for (const part of Object.values(parts)) part.setAttribute('data-prerendered', '');
