@@ -18,6 +18,7 @@ from ..progress import bar
 from ..runner import Source
 from . import (
     assets,
+    explorer_drawn,
     figure_svg,
     katex,
     kernel_pages,
@@ -95,6 +96,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     run_editors(site, diagnostics, limits)
     scenes.check(site, web_dist, diagnostics)  # by the browser's own checker: what it would refuse is a warning
     figure_svg.prerender(site, web_dist)  # the figure each page opens with, drawn by the browser's own renderer
+    explorer_drawn.prerender(site, web_dist)  # the overview's explorer, likewise
     scene_files = prerender.prerender(site, diagnostics, limits)  # the size forms' scenes (figure contract D)
 
     # resolve what depends on the figure, the files and the other pages

@@ -313,3 +313,74 @@ def test_no_request_leaves_the_local_server(page, site, outside_requests):
     assert page.locator("link[href$='explorer.css']").count() >= 1
     assert outside_requests(page) == []
     assert page.errors == []
+
+
+# Before the page's scripts: once the HTML is parsed (readyState 'interactive' comes before deferred and module
+# scripts run), note the explorer's drawn canvas and controls and record every element put into or taken out of it.
+TAKEOVER = """window.__explorer = { changed: [] };
+document.addEventListener('readystatechange', () => {
+  if (document.readyState !== 'interactive') return;
+  const root = document.getElementById('kv-explorer');
+  Object.assign(window.__explorer, {
+    svg: root.querySelector('svg.kvx-svg'), form: root.querySelector('form.kvx-controls'),
+    drawn: root.querySelectorAll('*').length });
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of [...r.addedNodes, ...r.removedNodes]) {
+      if (n.nodeType === 1) window.__explorer.changed.push(n.outerHTML.slice(0, 80));
+    }
+  }).observe(root, { childList: true, subtree: true });
+});"""
+
+
+def test_the_explorer_is_drawn_at_build_time_and_taken_over_as_it_is(browser, site):
+    """The explorer is in the HTML (drawn by its own code at build time); on a laptop its runtime takes every drawn
+    element over: none is added or removed, the canvas and the form are the drawn ones, and they then work."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(TAKEOVER)
+    page = context.new_page()
+    page.goto(site)
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    seen = page.evaluate("window.__explorer")
+    assert seen["svg"] is not None and seen["drawn"] > 300, "no explorer in the HTML"
+    assert seen["changed"] == []
+    assert page.evaluate("document.querySelector('#kv-explorer svg.kvx-svg') === window.__explorer.svg")
+    assert page.evaluate("document.querySelector('#kv-explorer form') === window.__explorer.form")
+    assert page.locator("#kv-explorer .kvx[data-prerendered]").count() == 0
+    before = page.locator("#kv-explorer svg.kvx-svg").inner_html()
+    page.locator(".kvx-next").click()  # the drawn controls work: the next step is drawn
+    assert page.locator("#kv-explorer svg.kvx-svg").inner_html() != before
+    assert page.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase") == "1"
+    wait_for_query(page, phase="1")
+    context.close()
+
+
+def test_the_explorer_drawn_at_build_time_shows_without_javascript(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site)
+    assert page.locator("#kv-explorer svg.kvx-svg").is_visible()
+    status = page.locator("#kv-explorer .kvx-status").inner_text()
+    assert status.startswith("Ready: global score matrix is not resident")
+    said = "(() => { const p = document.querySelector('#kv-explorer noscript p'); return p && p.checkVisibility(); })()"
+    assert page.evaluate(said)  # what the explorer needs, said above it
+    context.close()
+
+
+def test_a_link_with_other_settings_draws_them_over_the_build_time_drawing(page, site):
+    open_explorer(page, site, N=1000, d=128, phase=2)
+    assert page.locator("#kv-explorer .kvx").count() == 1 and page.locator("[data-kvx]").count() == 0
+    assert page.input_value("#kvx-n") == "1000" and page.input_value("#kvx-d") == "128"
+    assert metric(page, "score_bytes") == formulas.score_matrix_bytes(1000, itemsize=2)
+
+
+def test_on_a_phone_only_the_canvas_is_drawn_again_at_its_width(browser, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(TAKEOVER)
+    page = context.new_page()
+    page.goto(site)
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    changed = page.evaluate("window.__explorer.changed")
+    assert len(changed) == 2 and all(c.startswith('<svg viewBox="0 0 ') for c in changed), changed  # out, in
+    width = int(page.locator("#kv-explorer svg.kvx-svg").get_attribute("viewBox").split()[2])
+    assert width < 640 and page.evaluate("document.querySelector('#kv-explorer form') === window.__explorer.form")
+    context.close()

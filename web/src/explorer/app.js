@@ -1,14 +1,16 @@
 // The explorer: settings in, canvas + code + metrics out. One state object, one render; the URL follows it.
 //
 // mount(root) reads the state from the query string, builds the controls, the canvas, the phase stepper, the
-// code lines and the metrics inside root, and re-renders synchronously on every change (a render is a few
+// code lines and the metrics inside root (taking over the ones drawn at build time, adopt.js, when the state is the
+// build's), and re-renders synchronously on every change (a render is a few
 // hundred DOM nodes; performance measure "kvx-render" times each one). The softmax check runs on N random
 // numbers, so it runs just after the frame that shows the new settings, and only when N or Bc changed.
 
+import { anew, startAdopting, stopAdopting } from './adopt.js';
 import { budgetBytes } from './budgets.js';
-import { drawCanvas } from './canvas.js';
+import { canvasWidth, drawCanvas } from './canvas.js';
 import { buildControls } from './controls.js';
-import { h } from './dom.js';
+import { h, setText } from './dom.js';
 import { buildLegend } from './legend.js';
 import { bytes } from './format.js';
 import * as F from './formulas.js';
@@ -75,7 +77,7 @@ export function statusText(view) {
 function buildCode() {
   const lines = CODE.map((text, k) => {
     const line = h('span', { class: 'kvx-line', 'data-line': k });
-    line.textContent = `${text}\n`;
+    setText(line, `${text}\n`);
     return line;
   });
   const title = h('h3', { class: 'kvx-phase-title' });
@@ -86,8 +88,8 @@ function buildCode() {
   const element = h('div', { class: 'kvx-code-panel' }, [title, text, pre]);
   function update(state, written) {
     const phase = PHASES[state.phase];
-    title.textContent = `${state.phase + 1}. ${phase.title}`;
-    text.textContent = written ? `${phase.text} This was the last tile: Oi / li goes to HBM, once.` : phase.text;
+    setText(title, `${state.phase + 1}. ${phase.title}`);
+    setText(text, written ? `${phase.text} This was the last tile: Oi / li goes to HBM, once.` : phase.text);
     lines.forEach((line, k) => {
       const on = phase.lines.includes(k) || (written && k === WRITE_LINE);
       line.classList.toggle('is-current', on);
@@ -112,6 +114,9 @@ export function mount(root, { location = window.location, history = window.histo
   const walk = () => ({ index: stepIndex(state.phase, state.j, view.visited), count: stepCount(view.visited) });
   const goTo = (index) => set(stepAt(index, view.visited));
 
+  // the explorer drawn at build time, taken over as it is when it shows this state (adopt.js)
+  const drawn = root.querySelector(':scope > .kvx[data-prerendered]');
+  startAdopting(drawn?.dataset.state === serialize(state) ? drawn : null);
   const controls = buildControls(set);
   const stepper = buildStepper({
     goPhase: (phase) => set({ phase }),
@@ -140,17 +145,15 @@ export function mount(root, { location = window.location, history = window.histo
   const metrics = buildMetrics(CASES);
   const figure = h('div', { class: 'kvx-canvas' });
   const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
-  root.replaceChildren(
-    h('div', { class: 'kvx' }, [
-      buildNote(opened.corrections),
-      controls.element,
-      h('div', { class: 'kvx-stage' }, [
-        h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
-        h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
-      ]),
-      metrics.element,
-    ].filter(Boolean)),
-  );
+  const kvx = h('div', { class: 'kvx' }, [
+    controls.element,
+    h('div', { class: 'kvx-stage' }, [
+      h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
+      h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
+    ]),
+    metrics.element,
+  ]);
+  if (kvx.parentNode !== root) root.replaceChildren(kvx); // (the drawn one stays in its place)
 
   function render() {
     const t0 = performance.now();
@@ -158,9 +161,13 @@ export function mount(root, { location = window.location, history = window.histo
     const written = state.phase === 3 && state.j === view.visited.at(-1);
     controls.update(state);
     stepper.update(state, { Tr: view.Tr, visited: view.visited, ...walk() });
-    figure.replaceChildren(drawCanvas(view, figure.clientWidth || undefined));
+    const width = figure.clientWidth || undefined;
+    const shown = figure.children[0]?.getAttribute('viewBox') ?? '';
+    const fits = shown.startsWith(`0 0 ${canvasWidth(width)} `); // a canvas drawn at this width is taken over
+    const svg = fits ? drawCanvas(view, width) : anew(() => drawCanvas(view, width));
+    if (figure.firstChild !== svg || figure.childNodes.length !== 1) figure.replaceChildren(svg);
     legend.update(state);
-    status.textContent = statusText(view);
+    setText(status, statusText(view));
     status.classList.toggle('is-over', !view.fit.fits);
     code.update(state, written);
     metrics.update(view.metrics, state);
@@ -193,6 +200,10 @@ export function mount(root, { location = window.location, history = window.histo
   }
 
   render();
+  stopAdopting();
+  kvx.removeAttribute('data-prerendered');
+  const note = buildNote(opened.corrections); // (after the takeover: the build drew none)
+  if (note) kvx.prepend(note);
   // Redraw the canvas when its column changes width enough to change its layout (a phone turned sideways).
   let drawnWidth = figure.clientWidth;
   new ResizeObserver(() => {

@@ -1,20 +1,20 @@
 // A tiny HTML element builder: h('label', {for: 'x'}, ['text', child]). Strings become text nodes, never markup.
+// While the explorer drawn at build time is taken over, h() takes the drawn element in the new one's place (adopt.js).
 
-export function h(name, attrs = {}, children = []) {
-  const node = document.createElement(name);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    node.setAttribute(k, v === true ? '' : String(v));
-  }
-  for (const c of children) node.append(c);
+import { attributes, children, mark, take } from './adopt.js';
+
+export { setText } from './adopt.js';
+
+export function h(name, attrs = {}, kids = []) {
+  const { id, found } = take('h', name);
+  const node = found || document.createElement(name);
+  attributes(node, attrs);
+  children(node, kids, Boolean(found));
+  mark(node, id);
   return node;
 }
 
 /** <select> options from [value, text] pairs. */
 export function options(pairs) {
-  return pairs.map(([value, text]) => {
-    const o = h('option', { value });
-    o.textContent = text;
-    return o;
-  });
+  return pairs.map(([value, text]) => h('option', { value }, [String(text)]));
 }

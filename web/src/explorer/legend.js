@@ -18,11 +18,7 @@ function swatch(look) {
 
 /** The legend: {element, update(state)} (the causal entry shows only with causal masking). */
 export function buildLegend() {
-  const items = ENTRIES.map(([look, text]) => {
-    const item = h('li', { 'data-look': look.kind }, [swatch(look)]);
-    item.append(text);
-    return item;
-  });
+  const items = ENTRIES.map(([look, text]) => h('li', { 'data-look': look.kind }, [swatch(look), text]));
   const element = h('ul', { class: 'kvx-legend', 'aria-label': 'What the colours mean' }, items);
   return {
     element,
