@@ -384,3 +384,32 @@ def test_on_a_phone_only_the_canvas_is_drawn_again_at_its_width(browser, site):
     width = int(page.locator("#kv-explorer svg.kvx-svg").get_attribute("viewBox").split()[2])
     assert width < 640 and page.evaluate("document.querySelector('#kv-explorer form') === window.__explorer.form")
     context.close()
+
+
+# Each tile's painted fill and stroke, and the palette's colours they should be, as the page computes them now.
+PAINTED = """(names) => names.map(([tile, fill, stroke]) => {
+  const rect = document.querySelector(`[data-tile="${tile}"] rect`);
+  const probe = document.createElement('span');
+  document.body.append(probe);
+  const colour = (name) => { probe.style.color = `var(--kv-${name})`; return getComputedStyle(probe).color; };
+  const want = [colour(fill), colour(stroke)];
+  probe.remove();
+  const got = getComputedStyle(rect);
+  return [tile, [got.fill, got.stroke], want];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_explorer_paints_with_the_site_palette_in_either_theme(browser, site, scheme):
+    """No colour of its own: each tile is the palette's colour of its tensor (palette.json), in the theme shown."""
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(f"{site}?N=1024&Br=128&Bc=128&i=2&phase=1&j=3")
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    tiles = [["Q2", "q-fill", "q"], ["K3", "k-fill", "k"], ["S2,3", "s-1", "s"], ["V3", "hbm", "stale"]]
+    for tile, got, want in page.evaluate(PAINTED, tiles):
+        assert got == want, (tile, got, want)
+    literal = "[...document.querySelectorAll('#kv-explorer svg *')].filter((e) => /^#/.test("
+    literal += "(e.getAttribute('fill') || '') + (e.getAttribute('stroke') || ''))).length"
+    assert page.evaluate(literal) == 0  # no hex colour written into the drawing
+    context.close()

@@ -205,7 +205,7 @@ function drawSram(sram, fit, budget, phase, top, W) {
     const color = tileColor(name);
     const active = ACTIVE[phase].includes(name);
     const look = over
-      ? { kind: 'over', fill: '#fee2e2', stroke: OVER, width: 2, dash: '4 2' }
+      ? { kind: 'over', ...OVER, width: 2, dash: '4 2' }
       : { kind: 'sram', fill: color.fill, stroke: color.stroke, width: active ? 2.5 : 1, opacity: active ? 1 : 0.55 };
     const seg = tile(x, top, w + 1, 28, name, look);
     seg.setAttribute('data-sram', name);

@@ -6,10 +6,22 @@ import { attributes, children, mark, take } from './adopt.js';
 
 const NS = 'http://www.w3.org/2000/svg';
 
+/** `attrs` with a fill or stroke that is a custom property (palette.js: "var(--kv-q)") moved into `style`. */
+function painted(attrs) {
+  const out = {};
+  const style = [];
+  for (const [k, v] of Object.entries(attrs)) {
+    if ((k === 'fill' || k === 'stroke') && typeof v === 'string' && v.startsWith('var(')) style.push(`${k}: ${v}`);
+    else out[k] = v;
+  }
+  if (style.length) out.style = style.join('; ');
+  return out;
+}
+
 export function el(name, attrs = {}, kids = []) {
   const { id, found } = take('s', name);
   const node = found || document.createElementNS(NS, name);
-  attributes(node, attrs);
+  attributes(node, painted(attrs));
   children(node, kids, Boolean(found));
   mark(node, id);
   return node;
