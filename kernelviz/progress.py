@@ -15,12 +15,14 @@ from tqdm import tqdm
 DELAY = 2.0  # seconds before a bar appears
 
 
-def bar(total=None, desc="", unit="it", enabled=True, file=None, delay=None):
-    """A tqdm bar; `enabled=False` (a library caller) makes one that draws nothing but can still be updated."""
+def bar(total=None, desc="", unit="it", enabled=True, file=None, delay=None, unit_scale=False):
+    """A tqdm bar; `enabled=False` (a library caller) makes one that draws nothing but can still be updated.
+    `unit_scale`: counts in k, M, G (bytes)."""
     return tqdm(
         total=total,
         desc=desc,
         unit=unit,
+        unit_scale=unit_scale,
         disable=None if enabled else True,  # None: only on a terminal
         delay=DELAY if delay is None else delay,
         leave=False,

@@ -129,12 +129,13 @@ def _locate(exc, filenames):
     return filenames.index(frames[-1].filename), frames[-1].lineno, trimmed
 
 
-def run(sources, sizes=None, *, interrupts=True):
+def run(sources, sizes=None, *, interrupts=True, on_editor=None):
     """Run `sources` (Source objects or plain strings) in order; stop at the first error. Returns a RunResult.
     `sizes` (a dict name -> int, optional) overrides the defaults of the kernel's ``figlib.sizes(...)`` call; a bad
     size is an error of that call, at its line. A KeyboardInterrupt propagates when `interrupts` (the browser's Stop
     button raises one); with False it is an error like any other (the builder's child process, where only the
-    editors can raise one)."""
+    editors can raise one). `on_editor(i)`, when given, is called as editor i starts (the builder's child says so,
+    so that a process that dies names the editor it died in)."""
     sources = [s if isinstance(s, Source) else Source(s) for s in sources]
     _sizes.give(sizes)
     filenames = _filenames(sources)
@@ -145,6 +146,8 @@ def run(sources, sizes=None, *, interrupts=True):
         lines = source.code.splitlines(keepends=True)
         linecache.cache[filename] = (len(source.code), None, lines, filename)
         before = stdout.tell()
+        if on_editor is not None:
+            on_editor(i)
         try:
             with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr):
                 exec(compile(source.code, filename, "exec"), namespace)

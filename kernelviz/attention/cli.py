@@ -17,6 +17,7 @@ Before drawing the inputs it estimates the memory the run needs (``footprint``) 
 that would not fit in what the machine has available.
 """
 
+import contextlib
 import json
 import math
 
@@ -81,7 +82,7 @@ def main(args):
 
     import numpy as np
 
-    from . import blocks, footprint, formulas, run
+    from . import FORMULAS, blocks, footprint, formulas, run
 
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
@@ -102,7 +103,8 @@ def main(args):
     if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
         given["splits"] = args.splits
     try:
-        done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
+        with _progress(args, n_kv, FORMULAS[args.algo]):
+            done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
     except ValueError as e:
         print(f"kernelviz trace: error: {e}", file=sys.stderr)
         return 2
@@ -174,6 +176,28 @@ def _options_problem(args):
     if args.seq_lens or args.H_kv:
         return f"--seq-lens and --H-kv are paged-decoding options, not {args.algo}'s"
     return None if args.N else f"{args.algo} needs --N (query rows)"
+
+
+@contextlib.contextmanager
+def _progress(args, n_kv, formula):
+    """A bar of the bytes the run has moved, on a terminal only (``kernelviz.progress``: it shows after a couple of
+    seconds and clears itself): the total is the closed form's, which the ledger meets exactly."""
+    from kernelviz.progress import bar
+
+    from . import formulas
+    from .ledger import observing
+
+    itemsize = 2 if args.dtype == "float16" else 4
+    sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize, batch_heads=args.batch_heads)
+    extra = {}
+    if args.algo == "flash-decoding":
+        extra["n_splits"] = min(args.splits or 4, math.ceil(n_kv / args.Bc))
+    try:
+        total = formulas.total(formula(args.N, args.d, args.Br, args.Bc, **extra, **sizes))
+    except (ValueError, ZeroDivisionError):
+        total = None  # the algorithm will say what is wrong
+    with bar(total=total, desc=f"trace {args.algo}", unit="B", unit_scale=True) as shown, observing(shown.update):
+        yield
 
 
 def _memory_problem(args, n_kv, footprint):

@@ -16,6 +16,7 @@ Beside the bytes, ``flops`` counts the floating-point work the algorithm does, b
 the helper that multiplies two matrices or takes an exponential adds what that operation costs.
 """
 
+import contextlib
 from collections import Counter
 from typing import NamedTuple
 
@@ -71,6 +72,20 @@ class Flops(Counter):
         return {kind: self[kind] for kind in FLOP_KINDS}
 
 
+_OBSERVERS = []  # callables told the bytes of each transfer as a ledger records it (``observing``)
+
+
+@contextlib.contextmanager
+def observing(observe):
+    """Within the block, call ``observe(nbytes)`` as any ledger records a transfer (all heads of it): the progress of
+    a long run (``kernelviz trace`` at large N), whose total the closed forms give in advance."""
+    _OBSERVERS.append(observe)
+    try:
+        yield
+    finally:
+        _OBSERVERS.remove(observe)
+
+
 class Ledger:
     """Transfers recorded by one run of an algorithm; see the module docstring."""
 
@@ -120,6 +135,8 @@ class Ledger:
     def _add(self, tensor, tile, direction, nbytes, step, kernel, block, heads):
         nbytes = int(nbytes)
         self.transfers.extend(Transfer(tensor, tile, direction, nbytes, step, bh, kernel, block) for bh in range(heads))
+        for observe in _OBSERVERS:
+            observe(nbytes * heads)
 
     # ---- questions (used by the pages, the CLI and the tests) ----
 

@@ -17,8 +17,11 @@ def schema():
 
 
 def is_number(x):
-    """A finite int or float (not a bool)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite int or float (not a bool). Every int is finite, however large (``math.isfinite(10**400)`` would
+    raise OverflowError: the range check then says what is wrong)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    return isinstance(x, int) or math.isfinite(x)
 
 
 _SCHEMA = schema()

@@ -13,6 +13,14 @@ from .scene import CURRENT, Node
 _COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
 
 
+def shown(value):
+    """`value`'s repr, shortened for a message: an int of 400 digits is 'an integer of 401 digits'."""
+    text = repr(value)
+    if isinstance(value, int) and len(text) > 40:
+        return f"an integer of {len(text.lstrip('-'))} digits"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _node(func, arg, value, kind):
     if CURRENT.lookup(value) is None:
         raise ValueError(f"pie.{func}: {arg} refers to {value!r}, which is not in the scene (cleared since?)")
@@ -34,7 +42,7 @@ def number(func, arg, value, minimum=None, within=bounds.COORDINATE):
     if not is_number(value):
         raise TypeError(f"pie.{func}: {arg} must be a number or a scalar node, got {value!r}")
     if minimum is not None and value < minimum:
-        raise ValueError(f"pie.{func}: {arg} must be at least {minimum}, got {value!r}")
+        raise ValueError(f"pie.{func}: {arg} must be at least {minimum}, got {shown(value)}")
     return in_range(func, arg, value, within)
 
 
@@ -42,7 +50,7 @@ def in_range(func, arg, value, within):
     """`value`, or a ValueError when it is outside the bounds `within` (what the browser can draw)."""
     if not bounds.within(value, within):
         raise ValueError(
-            f"pie.{func}: {arg} must be {bounds.describe(within)} (the most the figure can draw), got {value!r}"
+            f"pie.{func}: {arg} must be {bounds.describe(within)} (the most the figure can draw), got {shown(value)}"
         )
     return value
 

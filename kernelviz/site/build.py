@@ -17,6 +17,7 @@ from pathlib import Path
 from ..progress import bar
 from . import (
     assets,
+    explorer_drawn,
     figures,
     katex,
     kernel_pages,
@@ -29,6 +30,7 @@ from . import (
     render,
 )
 from .diagnostics import BuildError, Diagnostics
+from .exchange import exchange
 from .extensions import contents, cuda, links, math, references, steps, toc, trace
 from .markdown import markdown
 
@@ -84,6 +86,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site), web_dist=web_dist)
     stage("figures")  # each page's editors run as the browser will run them, to embed the figure (site.figures)
     scene_files = figures.stage(site, web_dist, diagnostics, limits)
+    explorer_drawn.prerender(site, web_dist)  # the overview's explorer, drawn as the browser draws it
     stage("resolve")
     resolve(site, context)
     stage("math")
@@ -176,10 +179,14 @@ def kernel_views(context, diagnostics, stylesheets):
 
 
 def publish(staging, out):
-    """Move the built `staging` folder to `out`, replacing the site there (never a folder we did not write)."""
+    """Move the built `staging` folder to `out`, replacing the site there (never a folder we did not write): in one
+    step where the system can swap two folders (``exchange``), so a server reading `out` never finds it missing."""
     if out.exists() and not (out / MARKER).exists() and any(out.iterdir()):
         shutil.rmtree(staging, ignore_errors=True)
         raise BuildError(f"{out} is not empty and was not written by kernelviz build; choose another --out")
+    if out.is_dir() and not out.is_symlink() and exchange(staging, out):  # one step: `out` is never missing
+        shutil.rmtree(staging, ignore_errors=True)  # now the old site
+        return
     old = out.parent / f".{out.name}.old"
     shutil.rmtree(old, ignore_errors=True)
     if out.exists():

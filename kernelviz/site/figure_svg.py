@@ -24,7 +24,7 @@ SIZE = (645, 300)  # px: the canvas on a laptop (1366×768); the browser fits th
 
 class Prerendered(NamedTuple):
     svg: str  # the drawing, at the step asked
-    settings: str  # the canvas settings panel, open (a narrow screen's CSS folds it)
+    settings: str  # the canvas settings panel, folded (as a reader first sees it)
     dock: str  # the step list, its live region and the figure's tools (empty when the scene has no step list)
 
 

@@ -61,8 +61,12 @@ def run_editors(site, diagnostics, limits=None):
         error = result.error
         if error is None:
             continue
-        if error.editor is None:  # the run stopped outside any editor's line (killed, exited)
+        if error.editor is None:  # the run stopped before any editor started
             warning = diagnostics.warn(page.file, page.editors[0].first_line, f"the editors failed: {error.message}")
+        elif error.file_line is None:  # the process stopped (killed, exited) while this editor ran
+            editor = page.editors[error.editor]
+            message = f"editor {error.editor + 1} ({editor.title}) failed: {error.message}"
+            warning = diagnostics.warn(page.file, editor.first_line, message)
         else:
             title = page.editors[error.editor].title
             failure = f"{error.kind}: {error.message}" if error.message else error.kind

@@ -18,10 +18,22 @@ Each job is one ``runner.run(sources, **options)`` from a cleared scene; a batch
 - output: the runner keeps ``runner.OUTPUT_LIMIT`` characters of each stream, with a note saying how much was cut.
 
 A child that ends before answering (``os._exit``, a signal, the kernel's OOM killer) gives its job a RunError with
-no line (``editor`` None) saying so; the batch's later jobs run in a fresh child. ``KeyboardInterrupt`` raised by an
-editor is an error like any other here (the runner re-raises it only for the browser's Stop button).
+no line saying so, naming the editor that was running (the child says which before each starts; ``editor`` None
+only when none had started); the batch's later jobs run in a fresh child. ``KeyboardInterrupt`` raised by an editor
+is an error like any other here (the runner re-raises it only for the browser's Stop button).
+
+Nothing an editor starts or signals outlives its limits or reaches the builder:
+
+- the child is a process group (a session) of its own, killed as a group when its batch ends or is given up: a
+  process the editors fork dies with it;
+- a process the editors fork cannot write a result (the results pipe is closed in it) and is killed by its own
+  alarm when the job's time is up;
+- the editors' parent is not the builder but a guard process (``_guard``) that ignores the signals a process may
+  catch and relays the editors' exit: ``os.kill(os.getppid(), signal.SIGTERM)`` reaches the guard, not ``build`` or
+  ``serve``.
 """
 
+import contextlib
 import json
 import os
 import selectors
@@ -35,7 +47,11 @@ from dataclasses import asdict, dataclass, field
 from ..runner import RunError, RunResult, Source
 
 GRACE = 3.0  # seconds past the time limit before a child that ignores its alarm is killed
+RUNNING = b"editor "  # a line the child writes as each editor starts: b"editor 1"
 STARTUP = 15.0  # seconds more for a child's first job: starting Python and importing the runner, on a busy machine
+
+
+MIN_MB, MAX_MB = 64, 1 << 30  # the editors' memory limit: enough to start Python; at most 1 PiB
 
 
 @dataclass(frozen=True)
@@ -48,8 +64,11 @@ class Limits:
     def __post_init__(self):
         if not (isinstance(self.seconds, int | float) and 0 < self.seconds <= 24 * 3600):
             raise ValueError(f"editor time limit: expected seconds in (0, 86400], got {self.seconds!r}")
-        if not (isinstance(self.memory_mb, int) and 64 <= self.memory_mb <= 1 << 30):
-            raise ValueError(f"editor memory limit: expected at least 64 MB, got {self.memory_mb!r}")
+        if not (isinstance(self.memory_mb, int) and MIN_MB <= self.memory_mb <= MAX_MB):
+            raise ValueError(
+                f"editor memory limit: expected {MIN_MB} to {MAX_MB} MB (1 PiB, past any machine), "
+                f"got {self.memory_mb!r}"
+            )
 
 
 @dataclass
@@ -120,11 +139,15 @@ class _Child:
         while len(results) < len(self.jobs):
             if not self.started:
                 self.started = self._next_line(STARTUP) == b"ready"
-            line = self._next_line(self.limits.seconds + GRACE) if self.started else None
+            line, running = None, None
+            if self.started:
+                deadline = time.monotonic() + self.limits.seconds + GRACE
+                while (line := self._next_line(deadline - time.monotonic())) and line.startswith(RUNNING):
+                    running = int(line.removeprefix(RUNNING))  # the child says which editor starts
             try:
                 results.append(_result(json.loads(line)))
             except (TypeError, ValueError, KeyError):  # no line (the child stopped), or not one of ours
-                results.append(_failed(self._why_stopped()))
+                results.append(_failed(self._why_stopped(), running))
                 self.stop()
                 if len(results) < len(self.jobs):
                     self._start(self.jobs[len(results) :])
@@ -159,6 +182,8 @@ class _Child:
                 f"the editors ran past the time limit ({self.limits.seconds:g} s) and did not stop when interrupted; "
                 "the process running them was killed"
             )
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=GRACE)  # the guard ends as the child ended, at once
         self.stop()
         code = self.process.returncode
         if code < 0:
@@ -170,11 +195,12 @@ class _Child:
         return f"the process running the editors {how} before they finished" + (f": {self.tail}" if self.tail else "")
 
     def stop(self):
-        """Kill the child if it still runs, and keep the last line it wrote on stderr (`tail`)."""
+        """Kill the child's process group (the child, its guard, whatever the editors started), and keep the last
+        line it wrote on stderr (`tail`)."""
         if self.stderr.closed:
             return
-        if self.process.poll() is None:
-            self.process.kill()
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group has ended)
+            os.killpg(self.process.pid, signal.SIGKILL)  # the guard leads the group
         self.process.wait()
         self.process.stdout.close()
         self.stderr.seek(0)
@@ -183,8 +209,8 @@ class _Child:
         self.stderr.close()
 
 
-def _failed(message):
-    return RunResult(None, error=RunError(None, "", None, None, "EditorProcessError", message, message))
+def _failed(message, editor=None):
+    return RunResult(None, error=RunError(editor, "", None, None, "EditorProcessError", message, message))
 
 
 def _result(data):
@@ -206,6 +232,39 @@ def _alarm(seconds):
     return raise_timeout
 
 
+# what the guard ignores: every signal a process may catch that would end or stop it (not SIGCHLD)
+GUARDED = [
+    getattr(signal, name)
+    for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGPIPE", "SIGTSTP")
+    + ("SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF")
+    if hasattr(signal, name)
+]
+
+
+def _guard(limits):
+    """The process the builder starts: fork the child that runs the editors, then wait for it, ignoring the signals
+    it might send its parent, and end as it ended (its status, or killed by its signal)."""
+    for signum in GUARDED:
+        signal.signal(signum, signal.SIG_IGN)
+    pid = os.fork()
+    if pid == 0:
+        for signum in GUARDED:
+            signal.signal(signum, signal.SIG_DFL)
+        try:
+            _child(limits)
+        finally:
+            os._exit(0)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)  # the pipes are the child's alone: the builder sees their end when the child ends
+    os.dup2(devnull, 1)
+    _, status = os.waitpid(pid, 0)
+    if os.WIFSIGNALED(status):
+        signum = os.WTERMSIG(status)
+        signal.signal(signum, signal.SIG_DFL)
+        os.kill(os.getpid(), signum)
+    os._exit(os.waitstatus_to_exitcode(status) if not os.WIFSIGNALED(status) else 1)
+
+
 def _child(limits):
     """The child: read every job (all of stdin, so the parent never blocks writing), then run each, writing one
     JSON line per result on the original stdout; fd 1 then points nowhere, so stray writes cannot corrupt them."""
@@ -221,20 +280,43 @@ def _child(limits):
     memory = limits["memory_mb"] << 20
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     signal.signal(signal.SIGALRM, _alarm(limits["seconds"]))
+    os.register_at_fork(before=_note_time_left, after_in_child=lambda: _forked(results.fileno()))
     results.write("ready\n")
     results.flush()
+
+    def running(editor):
+        results.write(f"{RUNNING.decode()}{editor}\n")
+        results.flush()
+
     for job in jobs:
         sources = [Source(**s) for s in job["sources"]]
-        results.write(_answer(run, sources, job["options"], limits) + "\n")
+        results.write(_answer(run, sources, job["options"], limits, running) + "\n")
         results.flush()
 
 
-def _answer(run, sources, options, limits):
+_time_left = [0.0]
+
+
+def _note_time_left():
+    _time_left[0] = signal.getitimer(signal.ITIMER_REAL)[0]
+
+
+def _forked(results_fd):
+    """In a process the editors forked: no access to the results, and an end when the job's time is up."""
+    with contextlib.suppress(OSError):
+        os.close(results_fd)
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)  # the alarm ends it, whatever it catches
+    if _time_left[0] > 0:
+        signal.setitimer(signal.ITIMER_REAL, _time_left[0])
+
+
+def _answer(run, sources, options, limits, running=None):
     """One job's result as a JSON line; a failure outside the editors' code (the alarm or the memory limit reached
-    in pie or the runner, a Scene that is not JSON) is a RunError with no line."""
+    in pie or the runner, a Scene that is not JSON) is a RunError with no line. `running(i)` is called as editor i
+    starts."""
     signal.setitimer(signal.ITIMER_REAL, limits["seconds"])
     try:
-        result = run(sources, interrupts=False, **options)
+        result = run(sources, interrupts=False, on_editor=running, **options)
     except BaseException as exc:  # noqa: BLE001 - whatever stopped the run is the job's error
         message = str(exc) or type(exc).__name__
         result = RunResult(None, error=RunError(None, "", None, None, type(exc).__name__, message, message))
@@ -252,4 +334,4 @@ def _answer(run, sources, options, limits):
 
 
 if __name__ == "__main__":
-    _child(json.loads(sys.argv[1]))
+    _guard(json.loads(sys.argv[1]))

@@ -5,10 +5,15 @@ of 5 and no timeouts, so 200 parallel requests queue and time out, and an idle c
 
 - a listen backlog of ``BACKLOG``, a thread per connection, and ``IDLE_SECONDS`` after which a connection that
   sends nothing is closed;
-- 400 for a request the file system cannot take (a NUL byte or other control character in the path), never a
-  dropped connection;
-- text assets (HTML, JS, CSS, JSON, SVG, Python, WebAssembly) gzip-compressed for a client that accepts it,
-  compressed once per file version and kept (``Vary: Accept-Encoding``); nothing is cached by the browser;
+- 400 for a request the file system cannot take (a NUL byte or other control character in the path, escapes that
+  are not UTF-8 such as ``/%ff%fe.html``), never a dropped connection;
+- text assets (HTML, JS, CSS, JSON, SVG, Python, WebAssembly) gzip-compressed for a client that accepts gzip
+  (``Accept-Encoding`` read with its q-values: ``gzip;q=0`` refuses it), compressed once per file version and kept
+  (``Vary: Accept-Encoding``);
+- what the browser may cache (``caching``): HTML never (``no-store``: a rebuilt page is seen on reload); every other
+  file with an ``ETag`` to revalidate (``no-cache``: a 304 with no body when it has not changed, so Pyodide's 13.5 MB
+  come once, and a changed file is seen at once); a fingerprinted URL (``?v=…``, or a hash in the file's name:
+  ``main.3f2a9c1b.js``) for a year, ``immutable``: its name changes when its content does;
 - ``/__kernelviz/events``: a Server-Sent Events stream on which every open page hears ``reload`` after a rebuild
   (``server.reload()``); each HTML page is served with the few lines that listen (``RELOAD_SCRIPT``), so the built
   site itself stays free of them.
@@ -17,6 +22,7 @@ of 5 and no timeouts, so 200 parallel requests queue and time out, and an idle c
 import gzip
 import http.server
 import os
+import re
 import threading
 import urllib.parse
 from collections import OrderedDict
@@ -32,6 +38,11 @@ RELOAD_SCRIPT = (
     "<script>/* kernelviz serve: reload after a rebuild */"
     f"new EventSource('{EVENTS}').addEventListener('reload', () => location.reload());</script>"
 )
+NO_STORE = "no-store"
+REVALIDATE = "no-cache"  # cache, but ask each time (If-None-Match: a 304 when unchanged)
+IMMUTABLE = "public, max-age=31536000, immutable"
+# a file name with a content hash (8+ hex digits between dots or after a dash: main.3f2a9c1b.js, chunk-3F2A9C1B.js)
+FINGERPRINT = re.compile(r"[.-][0-9a-fA-F]{8,}\.[A-Za-z0-9]+$")
 TYPES = {
     ".html": "text/html; charset=utf-8",
     ".js": "text/javascript",
@@ -47,7 +58,8 @@ TYPES = {
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the folder `server.root`: the MIME types the runtime needs, gzip for text, no caching, reload events."""
+    """Serves the folder `server.root`: the MIME types the runtime needs, gzip for text, caching by kind, reload
+    events."""
 
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, **TYPES}
 
@@ -62,7 +74,13 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self._answer(body=False)
 
     def _answer(self, body):
-        path = urllib.parse.unquote(urllib.parse.urlsplit(self.path).path, errors="surrogatepass")
+        self.cache_control, self.etag = NO_STORE, None
+        split = urllib.parse.urlsplit(self.path)
+        try:
+            path = urllib.parse.unquote(split.path, errors="strict")
+        except UnicodeDecodeError:
+            self.send_error(400, "Bad Request", "the path's %-escapes are not UTF-8")
+            return
         if any(ord(c) < 32 or c == "\x7f" for c in path):
             self.send_error(400, "Bad Request", "a control character (e.g. NUL) in the path")
             return
@@ -73,14 +91,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             file = Path(self.translate_path(self.path))
             if file.is_dir() and (file / "index.html").is_file() and path.endswith("/"):
                 file = file / "index.html"
+            if file.is_file():
+                self.cache_control = caching(file, split.query)
+                self.etag = None if self.cache_control == NO_STORE else etag(file)
             data = self.server.contents(file) if file.suffix in COMPRESSED and file.is_file() else None
         except (OSError, ValueError):  # a name too long, a file gone between the look and the read
             self.send_error(404, "File not found")
             return
+        if self.etag and self.etag in _tags(self.headers.get("If-None-Match", "")):
+            self.send_response(304)
+            self.end_headers()
+            return
         if data is None:
             super().do_GET() if body else super().do_HEAD()
             return
-        gzipped = "gzip" in self.headers.get("Accept-Encoding", "")
+        gzipped = accepts_gzip(self.headers.get("Accept-Encoding", ""))
         payload = data.gzipped if gzipped else data.raw
         self.send_response(200)
         self.send_header("Content-Type", self.guess_type(str(file)))
@@ -111,12 +136,56 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             pass  # the page went away
         self.close_connection = True
 
+    def send_error(self, code, message=None, explain=None):
+        self.cache_control, self.etag = NO_STORE, None
+        super().send_error(code, message, explain)
+
     def end_headers(self):
-        self.send_header("Cache-Control", "no-store")
+        self.send_header("Cache-Control", getattr(self, "cache_control", NO_STORE))
+        if getattr(self, "etag", None):
+            self.send_header("ETag", self.etag)
         super().end_headers()
 
     def log_message(self, format, *args):
         pass
+
+
+def caching(file, query=""):
+    """The Cache-Control of `file` asked for with `query` (see the module's docstring)."""
+    if file.suffix == ".html":
+        return NO_STORE
+    versioned = any(name == "v" and value for name, value in urllib.parse.parse_qsl(query))
+    return IMMUTABLE if versioned or FINGERPRINT.search(file.name) else REVALIDATE
+
+
+def etag(file):
+    """A strong validator of `file`'s version: its size and modification time (kept by a copy, and by the hard
+    links a build makes to web/dist, so an unchanged asset keeps its tag across rebuilds)."""
+    stat = os.stat(file)
+    return f'"{stat.st_size:x}-{stat.st_mtime_ns:x}"'
+
+
+def _tags(header):
+    return {tag.strip().removeprefix("W/") for tag in header.split(",")} - {""}
+
+
+def accepts_gzip(header):
+    """Whether an Accept-Encoding header accepts gzip: named (or ``*``) with a q-value above 0 (RFC 9110 12.5.3)."""
+    weights = {}
+    for part in header.split(","):
+        name, *params = (p.strip() for p in part.split(";"))
+        q = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if name:
+            weights[name.lower()] = q
+    q = weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0)))
+    return q > 0
 
 
 class _Contents:

@@ -1,5 +1,6 @@
 """`kernelviz trace`: the table, --json against the closed forms, and --save checked independently."""
 
+import io
 import json
 import tracemalloc
 
@@ -120,3 +121,35 @@ def test_save_of_a_backward_pass_lets_anyone_check_the_gradients(tmp_path, capsy
     ref = attention_backward_fp64(saved["q"], saved["k"], saved["v"], saved["do"], causal=True)
     for name, r in zip(("dq", "dk", "dv"), ref, strict=True):
         assert np.abs(saved[name] - r).max() <= 1e-5 * np.abs(r).max(), name
+
+
+class Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.parametrize("stream, shown", [(Terminal(), True), (io.StringIO(), False)], ids=["terminal", "pipe"])
+def test_a_long_trace_shows_the_bytes_moved_on_a_terminal(monkeypatch, stream, shown):
+    """The bar counts the bytes the ledger records, up to the closed form's total (shown at once here: DELAY 0)."""
+    from kernelviz import progress
+
+    bars = []
+
+    def kept(*args, **kwargs):
+        bars.append(made(*args, **kwargs))
+        return bars[-1]
+
+    made = progress.bar
+    monkeypatch.setattr(progress, "bar", kept)
+    monkeypatch.setattr(progress, "DELAY", 0)
+    monkeypatch.setattr("sys.stderr", stream)
+    status = main(["trace", "fa2", "--N", "256", "--d", "16", "--Br", "32", "--Bc", "32", "--batch-heads", "2"])
+    assert status == 0
+    drawn = stream.getvalue()
+    total = formulas.total(formulas.fa2(256, 16, 32, 32, batch_heads=2))
+    (bar,) = bars
+    if shown:
+        assert bar.total == total and bar.n == total  # every byte the ledger recorded, and no more
+        assert drawn.startswith("\rtrace fa2:") and f"/{total / 1000:.0f}k" in drawn and drawn.endswith("\r")
+    else:
+        assert drawn == ""

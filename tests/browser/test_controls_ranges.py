@@ -41,6 +41,11 @@ def open_page(page, site_url, name):
         )
     if page.locator(".kv-softmax-panel").count():
         page.wait_for_selector(".kv-softmax-panel[data-ready]")
+    page.wait_for_function(
+        "performance.getEntriesByName('kv:figure-ready').length > 0 || !document.querySelector('#kv-figure')"
+    )
+    for summary in page.locator(".kv-settings:not([open]) > summary").all():  # folded at first
+        summary.click()
     return page
 
 

@@ -211,6 +211,16 @@ def test_syntax_error_is_shown_at_its_editor_and_line(page, site):
     assert message(page, 1).get_attribute("role") == "alert"
 
 
+def test_an_editor_after_a_failed_one_says_why_it_did_not_run(page, site):
+    open_page(page, site)
+    set_code(page, 0, "x = = 1\n" + site["helpers"])
+    click_and_wait(page, 1, "run")
+    assert "SyntaxError" in message(page, 0).inner_text()
+    said = message(page, 1).inner_text()
+    assert "did not run: editor 1 (Editor 1) failed at line 1 (SyntaxError)" in said, said
+    assert "waiting" not in said and "running" not in said
+
+
 def test_runtime_error_is_shown_where_it_was_raised(page, site):
     """A helper from editor 1 fails when editor 2 calls it: the error is at the helper's line in editor 1."""
     lines = site["helpers"].splitlines()
@@ -226,6 +236,9 @@ def test_runtime_error_is_shown_where_it_was_raised(page, site):
     assert error_range_text(page, 0) == ["    level = no_such_level + 1"]
     assert error_range_text(page, 1) == []
     assert "Traceback" in message(page, 0).inner_text()
+    assert f"stopped: code it called in editor 1 (Editor 1) failed at line {bad + 1} (NameError)" in (
+        message(page, 1).inner_text()
+    )
     assert figure_state(page) == before
 
 

@@ -161,10 +161,29 @@ def test_presets_and_the_slider_round_trip(page, site):
     assert page.input_value("#kvx-n") == "131072"
 
 
-def test_invalid_values_in_the_url_fall_back_to_defaults(page, site):
-    page.goto(f"{site}?N=5&d=65&Br=abc&dtype=int8&sram=0&causal=maybe&i=999999&phase=9")
+def test_values_the_explorer_cannot_show_are_corrected_and_the_page_says_so(page, site):
+    """Numbers outside what the explorer shows take the nearest it shows, words it does not know their default, and
+    a polite note lists each change until the reader dismisses it; a link with nothing to correct shows none."""
+    page.goto(f"{site}?N=0&d=7&Br=abc&dtype=int8&sram=99999&causal=maybe&i=999&phase=9")
     page.wait_for_selector("#kv-explorer[data-ready]")
-    wait_for_query(page, N="4096", d="64", Br="64", dtype="float16", sram="a100", causal="0", i="63", phase="3")
+    wait_for_query(page, N="64", d="32", Br="64", dtype="float16", sram="1024", causal="0", i="0", phase="3")
+    note = page.locator(".kvx-corrected")
+    assert note.is_visible() and note.get_attribute("role") == "status"
+    assert note.locator("li").all_inner_texts() == [
+        "N=0 → 64: the explorer shows 64 to 131072",
+        "d=7 → 32: head dimensions are 32, 64, 96, 128, 256; the nearest is 32",
+        "Br=abc → 64: expected a whole number; this is the default",
+        "dtype=int8 → float16: expected float32, float16, bfloat16; this is the default",
+        "sram=99999 → 1024: the explorer shows 1 to 1024 KiB",
+        "causal=maybe → 0: expected 1 or 0; this is the default",
+        "i=999 → 0: N=64 with Br=64 has query tiles 0 to 0",
+        "phase=9 → 3: the phases are 0 to 3",
+    ]
+    assert page.locator("#kvx-n").is_visible()  # the explorer is there below it
+    note.get_by_role("button", name="Dismiss").click()
+    assert page.locator(".kvx-corrected").count() == 0
+    open_explorer(page, site, N=1000, i=3)
+    assert page.locator(".kvx-corrected").count() == 0
 
 
 def over_budget_tiles(Br, Bc, d, dtype, budget):
@@ -294,3 +313,103 @@ def test_no_request_leaves_the_local_server(page, site, outside_requests):
     assert page.locator("link[href$='explorer.css']").count() >= 1
     assert outside_requests(page) == []
     assert page.errors == []
+
+
+# Before the page's scripts: once the HTML is parsed (readyState 'interactive' comes before deferred and module
+# scripts run), note the explorer's drawn canvas and controls and record every element put into or taken out of it.
+TAKEOVER = """window.__explorer = { changed: [] };
+document.addEventListener('readystatechange', () => {
+  if (document.readyState !== 'interactive') return;
+  const root = document.getElementById('kv-explorer');
+  Object.assign(window.__explorer, {
+    svg: root.querySelector('svg.kvx-svg'), form: root.querySelector('form.kvx-controls'),
+    drawn: root.querySelectorAll('*').length });
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of [...r.addedNodes, ...r.removedNodes]) {
+      if (n.nodeType === 1) window.__explorer.changed.push(n.outerHTML.slice(0, 80));
+    }
+  }).observe(root, { childList: true, subtree: true });
+});"""
+
+
+def test_the_explorer_is_drawn_at_build_time_and_taken_over_as_it_is(browser, site):
+    """The explorer is in the HTML (drawn by its own code at build time); on a laptop its runtime takes every drawn
+    element over: none is added or removed, the canvas and the form are the drawn ones, and they then work."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(TAKEOVER)
+    page = context.new_page()
+    page.goto(site)
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    seen = page.evaluate("window.__explorer")
+    assert seen["svg"] is not None and seen["drawn"] > 300, "no explorer in the HTML"
+    assert seen["changed"] == []
+    assert page.evaluate("document.querySelector('#kv-explorer svg.kvx-svg') === window.__explorer.svg")
+    assert page.evaluate("document.querySelector('#kv-explorer form') === window.__explorer.form")
+    assert page.locator("#kv-explorer .kvx[data-prerendered]").count() == 0
+    before = page.locator("#kv-explorer svg.kvx-svg").inner_html()
+    page.locator(".kvx-next").click()  # the drawn controls work: the next step is drawn
+    assert page.locator("#kv-explorer svg.kvx-svg").inner_html() != before
+    assert page.locator(".kvx-phase[aria-pressed='true']").get_attribute("data-phase") == "1"
+    wait_for_query(page, phase="1")
+    context.close()
+
+
+def test_the_explorer_drawn_at_build_time_shows_without_javascript(browser, site):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site)
+    assert page.locator("#kv-explorer svg.kvx-svg").is_visible()
+    status = page.locator("#kv-explorer .kvx-status").inner_text()
+    assert status.startswith("Ready: global score matrix is not resident")
+    said = "(() => { const p = document.querySelector('#kv-explorer noscript p'); return p && p.checkVisibility(); })()"
+    assert page.evaluate(said)  # what the explorer needs, said above it
+    context.close()
+
+
+def test_a_link_with_other_settings_draws_them_over_the_build_time_drawing(page, site):
+    open_explorer(page, site, N=1000, d=128, phase=2)
+    assert page.locator("#kv-explorer .kvx").count() == 1 and page.locator("[data-kvx]").count() == 0
+    assert page.input_value("#kvx-n") == "1000" and page.input_value("#kvx-d") == "128"
+    assert metric(page, "score_bytes") == formulas.score_matrix_bytes(1000, itemsize=2)
+
+
+def test_on_a_phone_only_the_canvas_is_drawn_again_at_its_width(browser, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    context.add_init_script(TAKEOVER)
+    page = context.new_page()
+    page.goto(site)
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    changed = page.evaluate("window.__explorer.changed")
+    assert len(changed) == 2 and all(c.startswith('<svg viewBox="0 0 ') for c in changed), changed  # out, in
+    width = int(page.locator("#kv-explorer svg.kvx-svg").get_attribute("viewBox").split()[2])
+    assert width < 640 and page.evaluate("document.querySelector('#kv-explorer form') === window.__explorer.form")
+    context.close()
+
+
+# Each tile's painted fill and stroke, and the palette's colours they should be, as the page computes them now.
+PAINTED = """(names) => names.map(([tile, fill, stroke]) => {
+  const rect = document.querySelector(`[data-tile="${tile}"] rect`);
+  const probe = document.createElement('span');
+  document.body.append(probe);
+  const colour = (name) => { probe.style.color = `var(--kv-${name})`; return getComputedStyle(probe).color; };
+  const want = [colour(fill), colour(stroke)];
+  probe.remove();
+  const got = getComputedStyle(rect);
+  return [tile, [got.fill, got.stroke], want];
+})"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_explorer_paints_with_the_site_palette_in_either_theme(browser, site, scheme):
+    """No colour of its own: each tile is the palette's colour of its tensor (palette.json), in the theme shown."""
+    context = browser.new_context(color_scheme=scheme)
+    page = context.new_page()
+    page.goto(f"{site}?N=1024&Br=128&Bc=128&i=2&phase=1&j=3")
+    page.wait_for_selector("#kv-explorer[data-ready]")
+    tiles = [["Q2", "q-fill", "q"], ["K3", "k-fill", "k"], ["S2,3", "s-1", "s"], ["V3", "hbm", "stale"]]
+    for tile, got, want in page.evaluate(PAINTED, tiles):
+        assert got == want, (tile, got, want)
+    literal = "[...document.querySelectorAll('#kv-explorer svg *')].filter((e) => /^#/.test("
+    literal += "(e.getAttribute('fill') || '') + (e.getAttribute('stroke') || ''))).length"
+    assert page.evaluate(literal) == 0  # no hex colour written into the drawing
+    context.close()

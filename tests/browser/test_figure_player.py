@@ -62,6 +62,7 @@ def test_keys_move_through_the_steps_and_the_url_follows(browser, url, labels):
     page.wait_for_timeout(300)
     assert current(page) == stopped
     assert page.locator(".kv-live").text_content() == labels[stopped]
+    page.locator("#kv-figure .kv-settings summary").click()  # folded at first
     page.locator("input[name=unit]").focus()  # keys typed into a field stay there
     page.keyboard.press("ArrowRight")
     assert current(page) == stopped
@@ -190,6 +191,7 @@ def test_the_text_follows_a_step_at_once_to_its_bullet_near_or_far(browser, url,
     page = open_page(browser, url, reduced_motion=motion)
     far = labels.index("block 1 · write O1, L1")
     near = labels.index("block 0 · j = 0 · load K0, V0")
+    page.locator("#kv-figure .kv-follow").click()  # the reader follows the steps
     height = page.evaluate("innerHeight")
     for k, below in ((far, 3 * height), (near, 100)):  # three screens below the window; just below it
         seen, shown = page.evaluate(FOLLOW, [k, below])
@@ -211,4 +213,40 @@ def test_a_step_asked_for_while_steps_are_held_moves_only_once_released(browser,
     page.evaluate("window.__release()")
     page.wait_for_function(SETTLED)
     assert page.evaluate(MOST_CHANGES) > 2  # then it played, frame by frame
+    page.context.close()
+
+
+def test_stepping_keeps_the_reader_in_their_paragraph_unless_they_follow_the_steps(browser, url, labels):
+    """→ from a paragraph steps the figure and leaves the text where it is; a step begun from a bullet turns the
+    visible Follow toggle on, and then the text follows each step to its bullet; the toggle turns it off again."""
+    page = open_page(browser, url)
+    fast(page)
+    follow = page.locator("#kv-figure .kv-follow")
+    assert follow.is_visible() and follow.inner_text() == "Follow" and follow.get_attribute("aria-pressed") == "false"
+    page.evaluate("scrollTo(0, 0)")
+    page.locator("h1").click()  # the reader is at the top, reading
+    far = labels.index("block 1 · write O1, L1")
+    page.evaluate("(k) => window.kernelviz.goTo(k - 1)", far)
+    page.wait_for_function(SETTLED)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"window.kernelviz.step() === {far}")
+    assert page.evaluate("scrollY") == 0  # the bullet of the step is far below: the text stayed
+    near = labels.index("block 0 · j = 0 · load K0, V0")
+    page.locator(f".kv-prose li[data-step='{near}']").click()  # a step from a bullet: reading along
+    assert follow.get_attribute("aria-pressed") == "true"
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function(SETTLED)
+    page.evaluate("(k) => window.kernelviz.goTo(k)", far)
+    page.wait_for_function(
+        "(k) => { const r = document.querySelector(`.kv-prose li[data-step='${k}']`).getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight + 1; }",
+        arg=far,
+    )
+    follow.click()  # the reader stops following: the text stays again, bullets or not
+    assert follow.get_attribute("aria-pressed") == "false"
+    page.evaluate("scrollTo(0, 0)")
+    page.locator(f".kv-prose li[data-step='{near}']").evaluate("(li) => li.click()")  # (clicked where it is)
+    page.evaluate("(k) => window.kernelviz.goTo(k)", far)
+    page.wait_for_function(SETTLED)
+    assert page.evaluate("scrollY") == 0 and follow.get_attribute("aria-pressed") == "false"
     page.context.close()

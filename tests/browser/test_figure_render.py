@@ -186,6 +186,8 @@ def test_the_settings_panel_edits_the_canvas_live(browser, url):
     def box():
         return q0.evaluate("(r) => r.getBoundingClientRect().toJSON()")
 
+    page.locator("#kv-figure .kv-settings summary").click()  # folded at first; open, the canvas is shorter
+    page.wait_for_timeout(100)  # the figure fits its new canvas
     before = box()
     page.locator("input[name=unit]").fill("25")
     after = box()

@@ -48,16 +48,39 @@ def test_serialize_then_parse_gives_the_state_back(batch):
         assert got["again"]
 
 
-def test_values_not_allowed_take_their_defaults():
+def test_words_not_allowed_take_their_defaults_and_say_so():
     body = """
-    const { parse, DEFAULTS } = await load('state');
-    console.log(JSON.stringify({ defaults: DEFAULTS, got: input.map((q) => parse(q)) }));
+    const { read, DEFAULTS } = await load('state');
+    console.log(JSON.stringify({ defaults: DEFAULTS, got: input.map((q) => read(q)) }));
     """
-    queries = ["", "?N=63&d=65&Br=0&Bc=17&dtype=int8&sram=1025&causal=yes", "?N=131073&sram=custom&phase=-1&i=x"]
+    queries = ["", "?N=abc&d=x&Br=-1&Bc=1.5&dtype=int8&sram=custom&causal=yes&phase=-1"]
     out = run_js(body, queries)
     for got in out["got"]:
-        assert got == out["defaults"]
-    assert out["defaults"]["N"] == 4096 and out["defaults"]["sram"] == "a100"
+        assert got["state"] == out["defaults"]
+    assert out["got"][0]["corrections"] == []  # nothing given, nothing to say
+    said = {c["key"]: c for c in out["got"][1]["corrections"]}
+    assert set(said) == {"N", "d", "Br", "Bc", "dtype", "sram", "causal", "phase"}
+    assert said["dtype"] == dict(key="dtype", given="int8", used="float16", why=said["dtype"]["why"])
+    assert "expected float32, float16, bfloat16; this is the default" in said["dtype"]["why"]
+    assert said["causal"]["used"] == "0" and "expected 1 or 0" in said["causal"]["why"]
+
+
+def test_numbers_out_of_range_take_the_nearest_allowed_value_and_say_so():
+    """Every number is read the same way: N, the sizes from a list, the budget and the tile indices alike."""
+    body = "const { read } = await load('state'); console.log(JSON.stringify(input.map((q) => read(q))));"
+    got = run_js(body, ["?N=0&d=7&sram=99999&i=999", "?N=200000&d=100&Br=300&Bc=20&sram=0&phase=9&j=9000"])
+    first, second = got
+    assert {k: first["state"][k] for k in ("N", "d", "sram", "i")} == dict(N=64, d=32, sram=1024, i=0)
+    used = {c["key"]: (c["given"], c["used"]) for c in first["corrections"]}
+    assert used == {"N": ("0", "64"), "d": ("7", "32"), "sram": ("99999", "1024"), "i": ("999", "0")}
+    why = {c["key"]: c["why"] for c in first["corrections"]}
+    assert why["N"] == "the explorer shows 64 to 131072" and why["sram"] == "the explorer shows 1 to 1024 KiB"
+    assert why["d"] == "head dimensions are 32, 64, 96, 128, 256; the nearest is 32"
+    assert why["i"] == "N=64 with Br=64 has query tiles 0 to 0"
+    visited = formulas.tiles_visited(1, 131072, 256, 16)  # query tile 1 (the default) visits all 8192
+    expected = dict(N=131072, d=96, Br=256, Bc=16, sram=1, phase=3, i=1, j=visited - 1)
+    assert {k: second["state"][k] for k in expected} == expected
+    assert [c["key"] for c in second["corrections"]] == ["N", "d", "Br", "Bc", "sram", "phase", "j"]
 
 
 def test_tile_indices_are_clamped_to_the_sizes():

@@ -97,6 +97,13 @@ CASES = [
         ValueError,
         "pie.ui.step_list: step 1.stagger[0] names item 7",
     ),
+    (
+        lambda: pie.point(10**400, 0),  # an int too large for a float: no OverflowError from deep inside
+        ValueError,
+        "pie.point: x must be between -1e+06 and 1e+06 (the most the figure can draw), got an integer of 401 digits",
+    ),
+    (lambda: pie.rectangle((0, 0), 1, -(10**400)), ValueError, "pie.rectangle: h must be at least 0, got an integer"),
+    (lambda: pie.scalar(10**400), ValueError, "pie.scalar: value must be between -1e+06 and 1e+06"),
 ]
 
 

@@ -2,6 +2,7 @@
 names the editor and line, fails --strict, and the page says why where its figure would be."""
 
 import json
+import os
 import re
 import time
 
@@ -52,8 +53,8 @@ def test_an_editor_that_ends_the_process_is_reported_and_the_build_goes_on(build
     source = page_with("import os\nos._exit(0)")
     result, out = build_site({"p.md": source, "q.md": "---\ntitle: Q\n---\nfine\n"}, limits=FAST)
     (w,) = result.warnings
-    assert w.line == line(source, "x = 1")  # no line of its own: the page's first editor
-    assert "the editors failed: the process running the editors exited with status 0" in w.message
+    assert w.line == line(source, "pie.show_canvas('right')")  # no line of its own: the first of the editor's
+    assert "editor 2 (Kernel) failed: the process running the editors exited with status 0" in w.message
     assert "exited with status 0" in failure_of(out)
     assert (out / "q.html").exists()
 
@@ -64,7 +65,7 @@ def test_an_editor_that_ignores_its_alarm_is_killed_after_the_grace(monkeypatch)
     started = time.monotonic()
     stuck, after = run_batches([[Job([code]), Job(["pie.scalar(2, out='b')"])]], Limits(seconds=0.5))[0]
     assert time.monotonic() - started < 10
-    assert stuck.error.editor is None and "did not stop when interrupted" in stuck.error.message
+    assert stuck.error.editor == 0 and "did not stop when interrupted" in stuck.error.message
     assert after.ok and after.scene["nodes"][0]["value"] == 2  # the batch goes on in a fresh child
 
 
@@ -86,6 +87,16 @@ def test_a_batch_runs_its_jobs_in_order_each_from_a_cleared_scene():
 def test_limits_are_checked(bad):
     with pytest.raises(ValueError, match="editor (time|memory) limit"):
         Limits(**bad)
+
+
+def test_a_memory_limit_out_of_range_states_both_bounds(capsys):
+    from kernelviz import cli
+
+    with pytest.raises(SystemExit) as stopped:
+        cli.main(["build", "--editor-memory-mb", "99999999999"])
+    assert stopped.value.code == 2
+    said = capsys.readouterr().err
+    assert "--editor-memory-mb" in said and "expected 64 to 1073741824 MB" in said and "99999999999" in said
 
 
 def test_a_scene_the_browser_would_refuse_is_a_warning_and_the_page_says_why(build_site, tmp_path):
@@ -116,3 +127,58 @@ def test_an_interrupted_build_leaves_no_child_running(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         run_batches([[Job(["while True: pass"])], [Job(["while True: pass"])]], FAST)
     assert len(started) == 2 and all(p.poll() is not None for p in started)
+
+
+def alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as f:  # a zombie has ended
+        return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc")
+def test_a_process_an_editor_forks_cannot_write_a_result_nor_outlive_the_limit(tmp_path):
+    pid_file = tmp_path / "pid"
+    fork = f"""
+import os, time
+pid = os.fork()
+if pid == 0:
+    time.sleep(0.3)
+    for fd in range(3, 64):  # a late write, to every descriptor it may hold (the results pipe among them)
+        try:
+            os.write(fd, b'{{"scene": null}}\\n')
+        except OSError:
+            pass
+    time.sleep(60)
+    os._exit(0)
+open({str(pid_file)!r}, "w").write(str(pid))
+pie.scalar(1, out='a')
+"""
+    started = time.monotonic()
+    first, second = run_batches([[Job([fork]), Job(["import time\ntime.sleep(0.8)\npie.scalar(2, out='b')"])]], FAST)[0]
+    assert first.ok and second.ok and second.scene["nodes"][0]["value"] == 2  # no stray line taken for a result
+    forked = int(pid_file.read_text())
+    deadline = time.monotonic() + 5
+    while alive(forked) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(forked), "the forked process outlived its batch"
+    assert time.monotonic() - started < 15
+
+
+def test_an_editor_that_signals_its_parent_does_not_stop_the_builder(tmp_path):
+    """The editors' parent is a guard: SIGTERM (or SIGINT, SIGHUP) sent to it reaches neither the builder (this
+    test's process would end) nor the run, which finishes."""
+    code = "import os, signal\nfor s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):\n    os.kill(os.getppid(), s)"
+    result = run_isolated([Source(code + "\npie.scalar(3, out='c')")], FAST)
+    assert result.ok and result.scene["nodes"][0]["value"] == 3
+    killed = run_isolated([Source("import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\npie.scalar(4, out='d')")])
+    assert killed.ok  # the guard cannot ignore SIGKILL; the child still answers
+
+
+def test_a_process_that_dies_names_the_editor_it_died_in():
+    sources = [Source("x = 1", "helpers"), Source("y = 2", "kernel"), Source("import os\nos._exit(3)", "third")]
+    (result,) = run_batches([[Job(sources)]], FAST)[0]
+    assert result.error.editor == 2 and result.error.line is None
+    assert "exited with status 3" in result.error.message

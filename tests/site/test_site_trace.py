@@ -123,7 +123,7 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
 def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, message):
     result, _ = build_site({"b.md": f"---\ntitle: B\ntrace: {spec}\n---\n{{{{ trace.N }}}} {{{{ trace.Tr }}}}\n"})
     (w,) = result.warnings
-    assert w.line == 1 and message in w.message
+    assert w.line == 3 and message in w.message  # the line of trace:
 
 
 @pytest.mark.parametrize(
@@ -169,3 +169,18 @@ def test_old_size_names_warn_naming_the_new_ones(build_site, line):
     ]
     got = spans((out / "o.html").read_text())
     assert got == {"trace.fd.splits": "2", "trace.soft.T": "4", "trace.fd.n_splits": "2"}
+
+
+def test_a_trace_too_large_for_memory_is_a_warning_at_its_line(build_site, monkeypatch):
+    """At N = 16384 standard attention (run for the ratio) holds N x N scores, gigabytes, where fa2 needs megabytes:
+    the estimate says so before anything is allocated (the machine here is said to have 1 GiB)."""
+    from kernelviz.attention import footprint
+
+    monkeypatch.setattr(footprint, "available", lambda *a, **k: 1 << 30)
+    spec = "{algo: fa2, N: 16384, d: 64, Br: 64, Bc: 64}"
+    page = f"---\ntitle: B\nnav: 1\ntrace: {spec}\n---\n{{{{ trace.Tr }}}}\n"
+    result, _ = build_site({"b.md": page})
+    (w,) = result.warnings
+    assert w.line == 4, w
+    assert "trace: standard at N=16384 N_kv=16384 d=64 needs about" in w.message
+    assert "and 1.0 GiB is available: choose a smaller N" in w.message

@@ -141,8 +141,22 @@ def _numbers(page, diagnostics):
         return {name: compute(_named(s, f"trace.{name}", page, diagnostics)) for name, s in spec.items()}
     except (ValueError, TypeError, KeyError) as e:
         message = str(e)  # (the glossary's errors name where they are: trace.RUN)
-        diagnostics.warn(page.file, page.meta_line, message if message.startswith("trace") else f"trace: {message}")
+        diagnostics.warn(page.file, _trace_line(page), message if message.startswith("trace") else f"trace: {message}")
         return False
+    except MemoryError:  # past the estimate (a system that does not say what it has): the same, at its line
+        diagnostics.warn(page.file, _trace_line(page), "trace: the run did not fit in memory; choose a smaller N")
+        return False
+
+
+def _trace_line(page):
+    """The line of the front matter's ``trace:`` field in the page file (the front matter's when not found)."""
+    lines = page.source.splitlines()
+    for k in range(page.meta_line, min(len(lines), page.meta_line + 200)):
+        if lines[k].startswith("trace:"):
+            return k + 1
+        if lines[k].strip() == "---":
+            break
+    return page.meta_line
 
 
 def _named(spec, where, page, diagnostics):
@@ -174,6 +188,8 @@ def _compute(items):
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
     if closed_form:
         return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k != "causal"}
+    if attending and algo != "paged-decoding":
+        _fits(algo, sizes, 2 if options["dtype"] == "float16" else 4)
     done = attention.run(algo, **options, **sizes)
     out = {key: v for key, v in done.sizes.items() if key != "causal"}
     out.update(done.result.ledger.numbers())
@@ -188,3 +204,31 @@ def _compute(items):
     if shared is not None:
         out["cuda"] = {"shared_bytes": shared}
     return out
+
+
+def _fits(algo, sizes, itemsize, available=None):
+    """Raise ValueError, saying what would not fit, when the runs a trace makes (`algo` and its standard baseline,
+    for the ratio) need more memory than the machine has (``attention.footprint``): a page's trace at N = 10**6 is a
+    message at its line, not a MemoryError, nor the kernel's OOM killer ending the build. Sizes missing or of the
+    wrong type are left for ``attention.run`` to name."""
+    from kernelviz.attention import footprint
+    from kernelviz.attention.runs import baseline
+
+    have = footprint.available() if available is None else available
+    try:
+        n, d, Br, Bc = (int(sizes[k]) for k in ("N", "d", "Br", "Bc"))
+        n_kv, heads = int(sizes.get("N_kv", n)), int(sizes.get("batch_heads", 1))
+    except (KeyError, TypeError, ValueError):
+        return
+    if have is None or min(n, d, Br, Bc, n_kv, heads) < 1:
+        return
+    splits = sizes.get("splits") or min(4, -(-n_kv // Bc))
+    for name in dict.fromkeys((algo, baseline(algo))):
+        need, parts = footprint.estimate(name, n, n_kv, d, heads, Br, Bc, itemsize, splits)
+        if need > have:
+            biggest = max(parts, key=parts.get)
+            raise ValueError(
+                f"{name} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
+                f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: "
+                "choose a smaller N (the numbers scale as the closed forms in attention.formulas say)"
+            )

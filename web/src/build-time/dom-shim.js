@@ -70,6 +70,7 @@ class Element {
       add: (c) => this.setAttribute('class', [...new Set([...this.classNames(), c])].join(' ')),
       remove: (c) => this.setAttribute('class', this.classNames().filter((x) => x !== c).join(' ')),
       contains: (c) => this.classNames().includes(c),
+      toggle: (c, on = !this.classList.contains(c)) => (on ? this.classList.add(c) : this.classList.remove(c), on),
     };
     const dataName = (key) => `data-${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     this.dataset = new Proxy(
@@ -131,6 +132,11 @@ class Element {
   }
   append(...nodes) {
     for (const n of nodes) this.appendChild(typeof n === 'string' ? new Text(n) : n);
+  }
+  replaceChildren(...nodes) {
+    for (const n of this.childNodes) n.parentNode = null;
+    this.childNodes = [];
+    this.append(...nodes);
   }
   prepend(...nodes) {
     const first = this.firstChild;

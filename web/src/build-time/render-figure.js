@@ -3,7 +3,7 @@
 // the site builder's embedded V8 (kernelviz/site/figure_svg.py):
 //   kvRenderFigure({scene, step, width, height, title}) -> JSON of {svg, settings, dock}: the markup of the <svg> of
 //   `scene` at step `step`, fitted to a canvas of width × height px, as the Figure draws it (its first figure: grid
-//   pattern kv-grid-1), of its settings panel (open, as on a wide screen), and of its dock (the step list and the
+//   pattern kv-grid-1), of its settings panel (folded, as a reader first sees it), and of its dock (the step list and the
 //   figure's tools, when the scene has one); each marked data-prerendered. `title`, the page's, names the drawing.
 // The scene is one the Scene checker accepted (check-scene.js). The page shows these until its runtime starts,
 // which takes the SVG's elements over and puts its own controls in the places of these, at the same size.
@@ -11,6 +11,7 @@ import { documentShim, container, markup } from './dom-shim.js';
 import { Drawing } from '../figure/render/drawing.js';
 import { Timeline } from '../figure/timeline.js';
 import { FigureTools } from '../figure/ui/figure-tools.js';
+import { Follow } from '../figure/ui/follow.js';
 import { SettingsPanel } from '../figure/ui/settings-panel.js';
 import { StepList } from '../figure/ui/step-list.js';
 import { nodesById } from '../figure/values.js';
@@ -18,7 +19,6 @@ import { nodesById } from '../figure/values.js';
 globalThis.document = documentShim;
 documentShim.activeElement = null;
 documentShim.body = container();
-globalThis.matchMedia = () => ({ matches: true }); // a wide screen: the settings open (a narrow one's CSS folds them)
 globalThis.getComputedStyle = () => ({ color: '' }); // no colour is resolved: the runtime shows the real one
 globalThis.requestAnimationFrame = () => 0;
 
@@ -44,7 +44,7 @@ globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
   dock.setAttribute('class', 'kv-dock');
   if (drawing.steps) {
     const list = new StepList(stillPlayer(shown), drawing.steps, box, dock);
-    new FigureTools(list.bar, {}); // (never pressed at build time)
+    new FigureTools(list.bar, {}, new Follow()); // (never pressed at build time)
   }
   const parts = { svg: drawing.canvas.svg, settings: panel.root, dock };
   for (const part of Object.values(parts)) part.setAttribute('data-prerendered', '');

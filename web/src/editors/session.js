@@ -133,7 +133,15 @@ export async function startEditors(doc, python, quiet = nextTask) {
     }
     if (result.error) {
       const { editor, line, kind, message, traceback } = result.error;
-      (editors[editor] ?? target).showError(line, `${kind}: ${message}`, traceback);
+      const failed = editors[editor] ?? target;
+      failed.showError(line, `${kind}: ${message}`, traceback);
+      // the other editors of this run say what became of them, in place of "waiting…" or "running…": the one
+      // that was running when code it called (in an earlier editor) failed, and those after it, which did not run
+      const running = Math.max(result.outputs.length - 1, failed.index);
+      const why = `editor ${failed.index + 1}${failed.title ? ` (${failed.title})` : ''} failed${
+        line ? ` at line ${line}` : ''} (${kind})`;
+      if (running !== failed.index) editors[running].chrome.showMessage(`stopped: code it called in ${why}`, 'error');
+      for (const e of editors.slice(running + 1, last + 1)) e.chrome.showMessage(`did not run: ${why}`, 'error');
       return { ok: false };
     }
     const problem = provenance.draw(result.scene, editors, last);

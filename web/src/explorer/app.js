@@ -1,14 +1,16 @@
 // The explorer: settings in, canvas + code + metrics out. One state object, one render; the URL follows it.
 //
 // mount(root) reads the state from the query string, builds the controls, the canvas, the phase stepper, the
-// code lines and the metrics inside root, and re-renders synchronously on every change (a render is a few
+// code lines and the metrics inside root (taking over the ones drawn at build time, adopt.js, when the state is the
+// build's), and re-renders synchronously on every change (a render is a few
 // hundred DOM nodes; performance measure "kvx-render" times each one). The softmax check runs on N random
 // numbers, so it runs just after the frame that shows the new settings, and only when N or Bc changed.
 
+import { anew, startAdopting, stopAdopting } from './adopt.js';
 import { budgetBytes } from './budgets.js';
-import { drawCanvas } from './canvas.js';
+import { canvasWidth, drawCanvas } from './canvas.js';
 import { buildControls } from './controls.js';
-import { h } from '../lib/dom.js';
+import { h, setText } from './dom.js';
 import { buildLegend } from './legend.js';
 import { bytes } from './format.js';
 import * as F from './formulas.js';
@@ -16,7 +18,8 @@ import { buildMetrics } from './metrics.js';
 import { CODE, PHASES, stepAt, stepCount, stepIndex, WRITE_LINE } from './phases.js';
 import { CASES, softmaxCheck } from './softmax.js';
 import { fa2_sram, sram_fit } from './sram.js';
-import { DTYPES, normalize, parse, serialize, visitedTiles } from './state.js';
+import { buildNote } from './note.js';
+import { DTYPES, normalize, read, serialize, visitedTiles } from './state.js';
 import { buildStepper } from './stepper.js';
 
 const URL_DELAY_MS = 150; // the address bar follows a dragged slider at this pace (browsers throttle history)
@@ -74,7 +77,7 @@ export function statusText(view) {
 function buildCode() {
   const lines = CODE.map((text, k) => {
     const line = h('span', { class: 'kvx-line', 'data-line': k });
-    line.textContent = `${text}\n`;
+    setText(line, `${text}\n`);
     return line;
   });
   const title = h('h3', { class: 'kvx-phase-title' });
@@ -85,8 +88,8 @@ function buildCode() {
   const element = h('div', { class: 'kvx-code-panel' }, [title, text, pre]);
   function update(state, written) {
     const phase = PHASES[state.phase];
-    title.textContent = `${state.phase + 1}. ${phase.title}`;
-    text.textContent = written ? `${phase.text} This was the last tile: Oi / li goes to HBM, once.` : phase.text;
+    setText(title, `${state.phase + 1}. ${phase.title}`);
+    setText(text, written ? `${phase.text} This was the last tile: Oi / li goes to HBM, once.` : phase.text);
     lines.forEach((line, k) => {
       const on = phase.lines.includes(k) || (written && k === WRITE_LINE);
       line.classList.toggle('is-current', on);
@@ -96,133 +99,118 @@ function buildCode() {
 }
 
 export function mount(root, { location = window.location, history = window.history } = {}) {
-  const explorer = new Explorer(root, location, history);
-  return { state: () => explorer.state, set: explorer.set };
-}
+  const opened = read(location.search);
+  let state = opened.state;
+  let view = null;
+  let playTimer = null;
+  let urlTimer = null;
+  let softmaxKey = null;
+  let softmaxScheduled = false;
 
-/** The explorer mounted in `root`: its state, its parts, and the render that shows the one in the others. */
-class Explorer {
-  constructor(root, location, history) {
-    Object.assign(this, { location, history });
-    this.state = parse(location.search);
-    this.view = null;
-    this.playTimer = null;
-    this.urlTimer = null;
-    this.softmaxKey = null;
-    this.softmaxScheduled = false;
-    this.set = (fields) => {
-      this.state = normalize({ ...this.state, ...fields });
-      this.render();
-    };
-    this.build(root);
-    this.render();
-    this.redrawOnResize();
-    root.dataset.ready = 'true';
+  const set = (fields) => {
+    state = normalize({ ...state, ...fields });
+    render();
+  };
+  const walk = () => ({ index: stepIndex(state.phase, state.j, view.visited), count: stepCount(view.visited) });
+  const goTo = (index) => set(stepAt(index, view.visited));
+
+  // the explorer drawn at build time, taken over as it is when it shows this state (adopt.js)
+  const drawn = root.querySelector(':scope > .kvx[data-prerendered]');
+  startAdopting(drawn?.dataset.state === serialize(state) ? drawn : null);
+  const controls = buildControls(set);
+  const stepper = buildStepper({
+    goPhase: (phase) => set({ phase }),
+    step: (delta) => goTo(walk().index + delta),
+    goEnd: (which) => goTo(which === 'start' ? 0 : walk().count - 1),
+    setI: (i) => set({ i }),
+    playing: () => playTimer !== null,
+    togglePlay: () => (playTimer ? stop() : play()),
+  });
+  function play() {
+    if (walk().index === walk().count - 1) goTo(0);
+    playTimer = setInterval(() => {
+      if (walk().index >= walk().count - 1) return stop();
+      goTo(walk().index + 1);
+    }, stepper.PLAY_MS);
+    render();
+  }
+  function stop() {
+    clearInterval(playTimer);
+    playTimer = null;
+    render();
   }
 
-  /** The walk through the steps: {index, count} of the current step. */
-  walk() {
-    return { index: stepIndex(this.state.phase, this.state.j, this.view.visited), count: stepCount(this.view.visited) };
-  }
+  const code = buildCode();
+  const legend = buildLegend();
+  const metrics = buildMetrics(CASES);
+  const figure = h('div', { class: 'kvx-canvas' });
+  const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
+  const kvx = h('div', { class: 'kvx' }, [
+    controls.element,
+    h('div', { class: 'kvx-stage' }, [
+      h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
+      h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
+    ]),
+    metrics.element,
+  ]);
+  if (kvx.parentNode !== root) root.replaceChildren(kvx); // (the drawn one stays in its place)
 
-  goTo(index) {
-    this.set(stepAt(index, this.view.visited));
-  }
-
-  play() {
-    if (this.walk().index === this.walk().count - 1) this.goTo(0);
-    this.playTimer = setInterval(() => {
-      if (this.walk().index >= this.walk().count - 1) return this.stop();
-      this.goTo(this.walk().index + 1);
-    }, this.stepper.PLAY_MS);
-    this.render();
-  }
-
-  stop() {
-    clearInterval(this.playTimer);
-    this.playTimer = null;
-    this.render();
-  }
-
-  /** The parts (controls, stepper, canvas, legend, status, code, metrics), laid out in `root`. */
-  build(root) {
-    this.controls = buildControls(this.set);
-    this.stepper = buildStepper({
-      goPhase: (phase) => this.set({ phase }),
-      step: (delta) => this.goTo(this.walk().index + delta),
-      goEnd: (which) => this.goTo(which === 'start' ? 0 : this.walk().count - 1),
-      setI: (i) => this.set({ i }),
-      playing: () => this.playTimer !== null,
-      togglePlay: () => (this.playTimer ? this.stop() : this.play()),
-    });
-    this.code = buildCode();
-    this.legend = buildLegend();
-    this.metrics = buildMetrics(CASES);
-    this.figure = h('div', { class: 'kvx-canvas' });
-    this.status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
-    root.replaceChildren(
-      h('div', { class: 'kvx' }, [
-        this.controls.element,
-        h('div', { class: 'kvx-stage' }, [
-          h('div', { class: 'kvx-figure-col' }, [this.figure, this.legend.element, this.status]),
-          h('div', { class: 'kvx-side' }, [this.stepper.element, this.code.element]),
-        ]),
-        this.metrics.element,
-      ]),
-    );
-  }
-
-  render() {
+  function render() {
     const t0 = performance.now();
-    const { state } = this;
-    const view = (this.view = derive(state));
+    view = derive(state);
     const written = state.phase === 3 && state.j === view.visited.at(-1);
-    this.controls.update(state);
-    this.stepper.update(state, { Tr: view.Tr, visited: view.visited, ...this.walk() });
-    this.figure.replaceChildren(drawCanvas(view, this.figure.clientWidth || undefined));
-    this.legend.update(state);
-    this.status.textContent = statusText(view);
-    this.status.classList.toggle('is-over', !view.fit.fits);
-    this.code.update(state, written);
-    this.metrics.update(view.metrics, state);
-    this.scheduleSoftmax();
-    this.scheduleUrl();
+    controls.update(state);
+    stepper.update(state, { Tr: view.Tr, visited: view.visited, ...walk() });
+    const width = figure.clientWidth || undefined;
+    const shown = figure.children[0]?.getAttribute('viewBox') ?? '';
+    const fits = shown.startsWith(`0 0 ${canvasWidth(width)} `); // a canvas drawn at this width is taken over
+    const svg = fits ? drawCanvas(view, width) : anew(() => drawCanvas(view, width));
+    if (figure.firstChild !== svg || figure.childNodes.length !== 1) figure.replaceChildren(svg);
+    legend.update(state);
+    setText(status, statusText(view));
+    status.classList.toggle('is-over', !view.fit.fits);
+    code.update(state, written);
+    metrics.update(view.metrics, state);
+    scheduleSoftmax();
+    scheduleUrl();
     performance.measure('kvx-render', { start: t0, end: performance.now() });
   }
 
-  /** The address bar follows the state, URL_DELAY_MS after the last change. */
-  scheduleUrl() {
-    const { location, history } = this;
-    clearTimeout(this.urlTimer);
-    this.urlTimer = setTimeout(() => {
-      const search = serialize(this.state);
+  function scheduleUrl() {
+    clearTimeout(urlTimer);
+    urlTimer = setTimeout(() => {
+      const search = serialize(state);
       if (location.search !== search) history.replaceState(history.state, '', search + location.hash);
     }, URL_DELAY_MS);
   }
 
-  /** The softmax check, when N or Bc changed, after the frame that shows the new settings: it never holds a
-   * control back. */
-  scheduleSoftmax() {
-    if (`${this.state.N}:${this.state.Bc}` === this.softmaxKey || this.softmaxScheduled) return;
-    this.softmaxScheduled = true;
-    this.metrics.pending();
+  function scheduleSoftmax() {
+    if (`${state.N}:${state.Bc}` === softmaxKey || softmaxScheduled) return;
+    softmaxScheduled = true;
+    metrics.pending();
+    // After the frame that shows the new settings: the check never holds a control back.
     requestAnimationFrame(() =>
       setTimeout(() => {
-        this.softmaxScheduled = false;
-        const { N, Bc } = this.state;
-        this.softmaxKey = `${N}:${Bc}`;
-        this.metrics.updateSoftmax(softmaxCheck(N, Bc), N, Bc);
+        softmaxScheduled = false;
+        const { N, Bc } = state;
+        softmaxKey = `${N}:${Bc}`;
+        metrics.updateSoftmax(softmaxCheck(N, Bc), N, Bc);
       }, 0),
     );
   }
 
-  /** Redraw the canvas when its column changes width enough to change its layout (a phone turned sideways). */
-  redrawOnResize() {
-    let drawnWidth = this.figure.clientWidth;
-    new ResizeObserver(() => {
-      if (Math.abs(this.figure.clientWidth - drawnWidth) < 24) return;
-      drawnWidth = this.figure.clientWidth;
-      this.figure.replaceChildren(drawCanvas(this.view, drawnWidth));
-    }).observe(this.figure);
-  }
+  render();
+  stopAdopting();
+  kvx.removeAttribute('data-prerendered');
+  const note = buildNote(opened.corrections); // (after the takeover: the build drew none)
+  if (note) kvx.prepend(note);
+  // Redraw the canvas when its column changes width enough to change its layout (a phone turned sideways).
+  let drawnWidth = figure.clientWidth;
+  new ResizeObserver(() => {
+    if (Math.abs(figure.clientWidth - drawnWidth) < 24) return;
+    drawnWidth = figure.clientWidth;
+    figure.replaceChildren(drawCanvas(view, drawnWidth));
+  }).observe(figure);
+  root.dataset.ready = 'true';
+  return { state: () => state, set };
 }

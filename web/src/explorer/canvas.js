@@ -12,7 +12,9 @@
 
 import { tiles_visited } from './formulas.js';
 import { HBM, INK, MUTED, OVER, TILE, tileColor } from './palette.js';
-import { el, label } from '../lib/svg.js';
+import { append, prepend } from './adopt.js';
+import { setText } from './dom.js';
+import { el, label } from './svg.js';
 
 const WIDEST = 640; // viewBox width on a wide screen; a narrow one gets a narrower box and fewer tiles
 const NARROWEST = 330;
@@ -70,12 +72,12 @@ export function box(x, y, w, h, { fill, stroke, width = 1, dash = null, opacity 
 /** A tile named `name` (data-tile), drawn with `look`; `text` (default: the name) is written in it if it fits. */
 function tile(x, y, w, h, name, look, text = name) {
   const g = el('g', { 'data-tile': name, 'data-look': look.kind });
-  g.append(box(x, y, w, h, look));
+  append(g, box(x, y, w, h, look));
   const size = text ? Math.min(10, (w - 5) / (0.62 * text.length)) : 0; // shrink a long name to fit its box
   if (size >= 6) {
     const color = look.kind === 'hbm' ? HBM.text : INK;
     const at = { x: x + w / 2 - 1, y: y + h / 2 + size / 3, 'text-anchor': 'middle', 'font-size': size.toFixed(1) };
-    g.append(label(text, { ...at, fill: color }));
+    append(g, label(text, { ...at, fill: color }));
   }
   return g;
 }
@@ -90,13 +92,18 @@ function gapMark(x, y, w, h, vertical) {
   return label(vertical ? '⋮' : '⋯', { x: x + w / 2, y: y + h / 2 + 4, 'text-anchor': 'middle', fill: MUTED });
 }
 
+/** The width of the drawing (its viewBox) on a canvas `width` px wide. */
+export function canvasWidth(width = WIDEST) {
+  return Math.round(Math.min(Math.max(width, NARROWEST), WIDEST));
+}
+
 /**
  * Draw the canvas for `view`: {state, Tr, Tc, visited (tile indices of i), budget (bytes), sram (fa2_sram),
  * fit (sram_fit)}, `width` px wide on screen (the drawing keeps its text readable down to phone widths).
  * Returns the <svg>.
  */
 export function drawCanvas(view, width = WIDEST) {
-  const W = Math.round(Math.min(Math.max(width, NARROWEST), WIDEST));
+  const W = canvasWidth(width);
   const GRID_W = W - GRID_X - SIDE - 24;
   const { state, Tr, Tc, visited, sram, fit, budget } = view;
   const { i, j, phase, N, Br, Bc, causal } = state;
@@ -118,7 +125,7 @@ export function drawCanvas(view, width = WIDEST) {
   const H = sramTop + 58;
 
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'kvx-svg', role: 'img' });
-  const add = (node) => svg.append(node);
+  const add = (node) => append(svg, node);
   const caption = (text, x, y, anchor = 'end') =>
     add(label(text, { x, y, 'text-anchor': anchor, 'font-size': 11, fill: MUTED }));
 
@@ -190,7 +197,7 @@ function drawSram(sram, fit, budget, phase, top, W) {
   const x0 = 40;
   const width = W - 80;
   const scale = width / Math.max(fit.total, budget);
-  g.append(label('SRAM of one block', { x: x0, y: top - 8, 'font-size': 11, fill: MUTED }));
+  append(g, label('SRAM of one block', { x: x0, y: top - 8, 'font-size': 11, fill: MUTED }));
   let x = x0;
   for (const [name, bytes] of Object.entries(sram)) {
     const w = bytes * scale;
@@ -198,24 +205,24 @@ function drawSram(sram, fit, budget, phase, top, W) {
     const color = tileColor(name);
     const active = ACTIVE[phase].includes(name);
     const look = over
-      ? { kind: 'over', fill: '#fee2e2', stroke: OVER, width: 2, dash: '4 2' }
+      ? { kind: 'over', ...OVER, width: 2, dash: '4 2' }
       : { kind: 'sram', fill: color.fill, stroke: color.stroke, width: active ? 2.5 : 1, opacity: active ? 1 : 0.55 };
     const seg = tile(x, top, w + 1, 28, name, look);
     seg.setAttribute('data-sram', name);
-    seg.prepend(titled(`${name}: ${bytes} bytes${over ? ', past the budget' : ''}`));
-    g.append(seg);
+    prepend(seg, titled(`${name}: ${bytes} bytes${over ? ', past the budget' : ''}`));
+    append(g, seg);
     x += w;
   }
   const bx = x0 + budget * scale;
-  g.append(el('line', { x1: bx, x2: bx, y1: top - 4, y2: top + 34, stroke: INK, 'stroke-width': 1.5 }));
+  append(g, el('line', { x1: bx, x2: bx, y1: top - 4, y2: top + 34, stroke: INK, 'stroke-width': 1.5 }));
   const anchor = bx > W - 40 ? 'end' : bx < 60 ? 'start' : 'middle'; // keep the word inside the drawing
-  g.append(label('budget', { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
+  append(g, label('budget', { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
   return g;
 }
 
 function titled(text) {
   const t = el('title');
-  t.textContent = text;
+  setText(t, text);
   return t;
 }
 

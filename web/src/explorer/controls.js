@@ -3,13 +3,13 @@
 
 import { CUSTOM_MAX_KIB, CUSTOM_MIN_KIB, PRESETS } from './budgets.js';
 import { numberField } from '../forms/number-field.js';
-import { h, options } from '../lib/dom.js';
+import { h, options, setText } from './dom.js';
 import { seqLength } from './format.js';
 import { BLOCK_SIZES, DTYPES, HEAD_DIMS, N_MAX, N_MIN, N_STOPS, nFromStop, stopFromN } from './state.js';
 
 function field(text, control, extra = []) {
   const lab = h('label', { for: control.id });
-  lab.textContent = text;
+  setText(lab, text);
   return h('div', { class: 'kvx-field' }, [lab, control, ...extra]);
 }
 
@@ -51,7 +51,7 @@ export function buildControls(onChange) {
   });
 
   const causalLabel = h('label', { for: 'kvx-causal' });
-  causalLabel.textContent = 'causal';
+  setText(causalLabel, 'causal');
   const element = h('form', { class: 'kvx-controls', 'aria-label': 'Explorer settings' }, [
     field('Sequence length N', nRange, [nShown, nNumber, nField.hint]),
     field('Head dim d', d),
@@ -79,7 +79,7 @@ export function buildControls(onChange) {
   function update(state) {
     nRange.value = String(stopFromN(state.N));
     nRange.setAttribute('aria-valuetext', `N = ${state.N}`);
-    nShown.textContent = seqLength(state.N);
+    setText(nShown, seqLength(state.N));
     nField.show(state.N);
     d.value = String(state.d);
     Br.value = String(state.Br);

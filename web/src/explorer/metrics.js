@@ -2,25 +2,21 @@
 // the block's SRAM, and the standard-versus-online softmax check. Each value also sits, exact, in the
 // element's data-value (bytes, counts), so tests compare numbers, not formatted text.
 
-import { h } from '../lib/dom.js';
+import { h, setText } from './dom.js';
 import { bytes, count, ratio, seqLength, tiny } from './format.js';
 
 function metric(id, title) {
   const heading = h('h3');
-  heading.textContent = title;
+  setText(heading, title);
   const big = h('p', { class: 'kvx-big' });
   const note = h('p', { class: 'kvx-note' });
   const element = h('div', { class: 'kvx-metric', 'data-metric': id }, [heading, big, note]);
   return { element, big, note };
 }
 
-function setText(node, text) {
-  if (node.textContent !== text) node.textContent = text;
-}
-
 function barRow(id, name) {
   const title = h('span', { class: 'kvx-bar-name' });
-  title.textContent = name;
+  setText(title, name);
   const fill = h('span', { class: `kvx-bar-fill kvx-bar-${id}` });
   const value = h('span', { class: 'kvx-bar-value' });
   const element = h('div', { class: 'kvx-bar', 'data-metric': `hbm_${id}` }, [
@@ -34,7 +30,7 @@ function barRow(id, name) {
 function softmaxRow(c) {
   const cells = ['label', 'dp', 'do', 'naive'].map((k) => h(k === 'label' ? 'th' : 'td', { class: `kvx-sm-${k}` }));
   cells[0].setAttribute('scope', 'row');
-  cells[0].textContent = c.label;
+  setText(cells[0], c.label);
   return { element: h('tr', { 'data-metric': `softmax_${c.id}` }, cells), cells };
 }
 
@@ -44,7 +40,7 @@ export function buildMetrics(cases) {
   const sram = metric('sram_block', 'SRAM one block holds');
 
   const hbmHeading = h('h3');
-  hbmHeading.textContent = 'HBM traffic, one head';
+  setText(hbmHeading, 'HBM traffic, one head');
   const bars = { standard: barRow('standard', 'standard'), fa2: barRow('fa2', 'Flash Attention 2') };
   bars.compulsory = barRow('compulsory', 'compulsory minimum');
   const hbmNote = h('p', { class: 'kvx-note' });
@@ -55,10 +51,10 @@ export function buildMetrics(cases) {
   ]);
 
   const smHeading = h('h3');
-  smHeading.textContent = 'Standard vs online softmax, float32';
+  setText(smHeading, 'Standard vs online softmax, float32');
   const head = h('tr', {}, ['row of N logits', 'max |Δp|', '|Δo|', 'exp without max'].map((t) => {
     const th = h('th', { scope: 'col' });
-    th.textContent = t;
+    setText(th, t);
     return th;
   }));
   const rows = cases.map(softmaxRow);

@@ -2,14 +2,14 @@
 // Arrow keys anywhere in the stepper step back and forth; Home and End jump to the ends of the walk.
 
 import { numberField } from '../forms/number-field.js';
-import { h } from '../lib/dom.js';
+import { h, setText } from './dom.js';
 import { PHASES } from './phases.js';
 
 const PLAY_MS = 900;
 
 function button(text, attrs) {
   const b = h('button', { type: 'button', ...attrs });
-  b.textContent = text;
+  setText(b, text);
   return b;
 }
 
@@ -29,13 +29,13 @@ export function buildStepper(handlers) {
 
   const iInput = h('input', { type: 'number', id: 'kvx-i', min: 0, step: 1, inputmode: 'numeric' });
   const iLabel = h('label', { for: 'kvx-i' });
-  iLabel.textContent = 'query tile i';
+  setText(iLabel, 'query tile i');
   const iField = numberField(iInput, { min: 0, max: 0, whole: true, apply: (i) => handlers.setI(i) });
   const where = h('span', { class: 'kvx-where' });
 
   const element = h('div', { class: 'kvx-stepper', role: 'group', 'aria-label': 'Kernel phases' }, [
     h('div', { class: 'kvx-phases' }, phaseButtons),
-    h('div', { class: 'kvx-transport' }, [prev, play, next, h('span', { class: 'kvx-i' }, [iLabel, iInput]), iField.hint, where]),
+    h('div', { class: 'kvx-transport' }, [prev, play, next, h('span', { class: 'kvx-i' }, [iLabel, iInput, iField.hint]), where]),
   ]);
   element.addEventListener('keydown', (e) => {
     if (e.target === iInput) return;
@@ -54,15 +54,14 @@ export function buildStepper(handlers) {
     prev.setAttribute('aria-disabled', String(index === 0));
     next.setAttribute('aria-disabled', String(index === count - 1));
     const playing = handlers.playing();
-    play.textContent = playing ? '❚❚ Pause' : '▶ Play';
+    setText(play, playing ? '❚❚ Pause' : '▶ Play');
     play.setAttribute('aria-label', playing ? 'Pause' : 'Play the steps');
     iField.setRange(0, Tr - 1);
     iField.show(state.i);
     const k = visited.indexOf(state.j);
-    where.textContent =
-      state.phase === 0
+    setText(where, state.phase === 0
         ? `step ${index + 1} of ${count}`
-        : `K/V tile j = ${state.j} (${k + 1} of ${visited.length} visited) · step ${index + 1} of ${count}`;
+        : `K/V tile j = ${state.j} (${k + 1} of ${visited.length} visited) · step ${index + 1} of ${count}`);
   }
 
   return { element, update, PLAY_MS };

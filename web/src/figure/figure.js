@@ -17,6 +17,7 @@ import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
 import { h } from '../lib/dom.js';
 import { FigureTools } from './ui/figure-tools.js';
+import { Follow } from './ui/follow.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
 import { StepList } from './ui/step-list.js';
@@ -46,7 +47,11 @@ export class Figure {
     this.step = 0;
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
     this.urlSizes = () => null; // the sizes the URL carries with the step (set by the page's size form)
-    this.bindings = new Bindings(document, (k) => this.goTo(k));
+    this.follow = new Follow(); // whether stepping scrolls the text to the step's bullet
+    this.bindings = new Bindings(document, (k) => {
+      this.follow.fromBullet();
+      this.goTo(k);
+    });
     bindKeys(() => this.player, () => this.stepList);
     // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
     // ourselves would force a layout of the whole page before the figure could be drawn.
@@ -127,11 +132,11 @@ export class Figure {
     this.bound.items = timeline.state(this.player.current);
     this.player.shown = this.bound.items;
     this.stepList = new StepList(this.player, steps, this.box, this.dock);
-    this.tools = new FigureTools(this.stepList.bar, {
-      svg: () => this.canvas.svg,
-      step: () => this.currentStep(),
-      sizes: () => this.urlSizes(),
-    });
+    this.tools = new FigureTools(
+      this.stepList.bar,
+      { svg: () => this.canvas.svg, step: () => this.currentStep(), sizes: () => this.urlSizes() },
+      this.follow,
+    );
     this.player.on('step', (k) => this.stepChanged(k));
     this.player.on('animating', (on) => {
       this.host.dataset.animating = on ? 'true' : 'false';
@@ -146,7 +151,7 @@ export class Figure {
     this.host.dataset.currentStep = String(k);
     if (byUser) this.announced = true;
     if (this.announced) writeHash(k, this.urlSizes());
-    this.bindings.mark(k, byUser);
+    this.bindings.mark(k, byUser && this.follow.on); // the text moves only for a reader who follows the steps
     if (byUser) for (const fn of this.listeners) fn(k);
   }
 

@@ -1,7 +1,7 @@
 // The page's elements bound to steps: bullets <li> and CUDA <details>, by number (data-step="K") or by meaning
 // (data-step-key="load K,V i=0 j=1", the figure contract E). Clicking a bound bullet plays its step; the current
-// step's elements get the class kv-current and are scrolled into view at once (block: 'nearest'), so prose, code
-// and figure move together.
+// step's elements get the class kv-current and, for a reader who follows the steps (ui/follow.js), are scrolled
+// into view at once (block: 'nearest'), so prose, code and figure move together.
 //
 // A key names the first step with that key in the figure shown now: `refresh(steps)` (each new Scene: other sizes,
 // the kernel edited and run) gives each keyed element the number of that step as data-step, or, when no step has

@@ -3,8 +3,9 @@
 // picked, #N=12&Br=4&Bc=4&step=7: see page/hash.js), which opens the figure at that step and those sizes; "SVG"
 // and "PNG" save the figure as drawn now (see ../export.js), named after the page and the step.
 //
-//   new FigureTools(bar, figure): the row appended to `bar`; `figure`: {svg(), step(), sizes()}, the drawing's
-//   <svg>, the current step and the sizes the URL carries (null: the page's own).
+//   new FigureTools(bar, figure, follow): the row appended to `bar`; `figure`: {svg(), step(), sizes()}, the
+//   drawing's <svg>, the current step and the sizes the URL carries (null: the page's own); `follow` (ui/follow.js),
+//   whose toggle leads the row.
 import { copyButton, flash } from '../../page/clipboard.js';
 import { download, fileName, pngBlob, standaloneSvg } from '../export.js';
 import { hashOf } from '../page/hash.js';
@@ -16,7 +17,7 @@ export function stepUrl(k, sizes) {
 }
 
 export class FigureTools {
-  constructor(bar, figure) {
+  constructor(bar, figure, follow) {
     const link = h('button', { type: 'button', class: 'kv-link', 'aria-label': 'Copy a link to this step' }, 'Link');
     copyButton(link, () => stepUrl(figure.step(), figure.sizes()), 'Link copied');
     const save = (ext, make) => {
@@ -36,7 +37,7 @@ export class FigureTools {
     };
     const svg = save('svg', (standalone) => new Blob([standalone.text], { type: 'image/svg+xml' }));
     const png = save('png', (standalone) => pngBlob(standalone, 2));
-    this.root = h('span', { class: 'kv-figure-tools' }, link, svg, png);
+    this.root = h('span', { class: 'kv-figure-tools' }, follow.button, link, svg, png);
     bar.append(this.root);
   }
 }

@@ -1,9 +1,10 @@
 // The canvas settings, above the figure and editable live, each under a name a reader knows and with its unit:
 // scale (px per canvas unit), grid opacity, background colour, and where the origin sits (px right of and above
-// the canvas centre). They fold under a "Canvas" summary, open on a wide screen and folded on a narrow one (where
-// the docked figure needs the room), until the reader opens or folds them. The inputs keep the Scene's setting names (name="unit", ...). A typed value out of range is
-// refused with the range stated beside it (forms/number-field.js). `change(name, value)` applies one;
-// `show(settings)` refreshes.
+// the canvas centre). They fold under a "Canvas" summary, folded at first on every screen (open, they push the step
+// list below the fold of a 1366×768 laptop, and a docked figure on a phone needs the room); a reader who opens them
+// finds them open on the next page and the next visit, until they fold them again (localStorage, OPEN_KEY). The
+// inputs keep the Scene's setting names (name="unit", ...). A typed value out of range is refused with the range
+// stated beside it (forms/number-field.js). `change(name, value)` applies one; `show(settings)` refreshes.
 import { numberField } from '../../forms/number-field.js';
 import { h } from '../../lib/dom.js';
 
@@ -16,7 +17,24 @@ const FIELDS = [
   ['originY', 'Origin y', { type: 'number', step: 10 }, { min: -2000, max: 2000, unit: 'px up' }],
 ];
 
-const WIDE_PX = 901; // layout.css docks the figure at 900 px and below
+export const OPEN_KEY = 'kv-canvas-settings'; // "open" once the reader opened them, "folded" once they folded them
+
+/** Whether the reader left the settings open (never at build time, where there is no storage). */
+function remembered() {
+  try {
+    return globalThis.localStorage?.getItem(OPEN_KEY) === 'open';
+  } catch {
+    return false; // storage refused (private mode)
+  }
+}
+
+function remember(open) {
+  try {
+    globalThis.localStorage?.setItem(OPEN_KEY, open ? 'open' : 'folded');
+  } catch {
+    // storage refused: the choice lasts for this page
+  }
+}
 
 let probe = null;
 
@@ -53,13 +71,14 @@ export class SettingsPanel {
       }
       return h('label', {}, h('span', { class: 'kv-setting-name' }, text), input, ...extra);
     });
-    const open = matchMedia(`(min-width: ${WIDE_PX}px)`).matches;
+    const open = remembered();
     this.root = h(
       'details',
       { class: 'kv-settings', open },
       h('summary', {}, 'Canvas'),
       h('div', { class: 'kv-settings-fields', role: 'group', 'aria-label': 'Canvas settings' }, ...rows),
     );
+    this.root.addEventListener('toggle', () => remember(this.root.open));
     const drawn = parent.querySelector(':scope > .kv-settings[data-prerendered]');
     if (drawn) drawn.replaceWith(this.root);
     else parent.prepend(this.root);
