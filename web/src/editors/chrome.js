@@ -1,8 +1,10 @@
 // What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Copy, Stop, time limit)
-// and the output below it (what it printed, and a message: an error with its traceback, a stop, a summary). Copy
+// and the output below it (what it printed, and a message: an error with its traceback, a stop, a summary), and the
+// way out of the code for a keyboard (Tab indents there), shown while the code has the focus (editors.css). Copy
 // puts the editor's code as it is now (the reader's edits) on the clipboard (page/clipboard.js).
 import { numberField } from '../forms/number-field.js';
 import { copyButton } from '../page/clipboard.js';
+import { TAB_HINT } from './commands.js';
 import { el } from './dom.js';
 
 export const LIMIT_MIN_S = 1;
@@ -45,8 +47,10 @@ export function buildChrome(element, title, limit, actions, copyName = 'Copy the
   const stdout = el('pre', { class: 'kv-editor-stdout', hidden: true });
   const message = el('div', { class: 'kv-editor-message', role: 'status', hidden: true });
   const output = el('div', { class: 'kv-editor-output' }, stdout, message);
+  // (read out from the code itself, as its description: shown, not said twice)
+  const keys = el('span', { class: 'kv-editor-keys', 'aria-hidden': 'true' }, TAB_HINT);
   element.prepend(bar);
-  element.append(output);
+  element.append(output, keys);
 
   return {
     setEdited(on) {

@@ -2,8 +2,9 @@
 // namespace (the runner's); Run all runs them all. A Scene replaces the figure; what each editor printed appears
 // under it; an error appears at its editor and line, and the figure stays as it was.
 //
-// Python is fetched only when the reader reaches for it: a pointer down in an editor block, an edit, Run or Run
-// all (a run waits for Python to load), or the API (python.start(), run, runAll; the size form uses runAll).
+// Python is fetched only when the reader reaches for it: a pointer down in an editor block, an edit (not one that
+// changes only whitespace: Tab indents, and a keyboard reader passing through presses it), Run or Run all (a run
+// waits for Python to load), or the API (python.start(), run, runAll; the size form uses runAll).
 // Focusing an editor from the keyboard does not: a reader tabbing through the page passes every editor, and 14 MB
 // is not a price for passing by; the status line says what loads it and how much it weighs. While it loads, every
 // editor's status line shows a progress bar in MB.
@@ -55,8 +56,8 @@ export async function startEditors(doc, python, quiet = nextTask) {
   const actions = {
     run: (editor) => run(editor.index),
     runAll: () => run(null),
-    changed(byReset) {
-      if (!byReset) python.start(); // an edit: the reader means to run it
+    changed({ byReset, whitespace }) {
+      if (!byReset && !whitespace) python.start(); // an edit: the reader means to run it (an indent alone does not)
       if (byReset) provenance.reset(editors);
       else provenance.show(editors);
     },
