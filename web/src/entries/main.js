@@ -87,7 +87,7 @@ function startFigure(figure, moments) {
     sizes: () => (sizes ? sizes.shown() : {}),
     chosenSizes: () => (sizes ? sizes.forRuns() : null),
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
-    editors: () => afterText().then(() => loadEditors()).then((module) => module?.editors ?? null),
+    editors: editorsAPI,
   };
   const [scene, problem] = figure ? embeddedScene() : [null, null];
   const drawn = !problem && figure && document.getElementById('kv-scene') && figure.setScene(scene, true);
@@ -107,6 +107,10 @@ function startFigure(figure, moments) {
   (figure ? figure.ready : Promise.resolve()).then(() => performance.mark('kv:figure-ready'));
   return state?.step != null;
 }
+
+/** The editors' API (window.kernelvizEditors), once the text, where the editors are, has come and their bundle has
+ * loaded (loading it, as a reach does); null on a page without editors. */
+const editorsAPI = () => afterText().then(() => loadEditors()).then((module) => module?.editors ?? null);
 
 /** `then` once the text has arrived (the document parsed); a promise of that either way. */
 function afterText(then = () => {}) {
@@ -185,7 +189,7 @@ function sizesOf(figure) {
   let sizes = null;
   const python = {
     loaded: () => window.kernelvizEditors ?? null,
-    start: () => loadEditors().then((module) => module?.editors ?? null),
+    start: editorsAPI,
   };
   sizes = new Sizes(new SizesForm(form, (wanted) => sizes.request(wanted)), figure, python);
   return sizes;
