@@ -1,6 +1,6 @@
 """How fast the FA2 page's figure is ready and animates, and what the page weighs, against an empty page.
 
-    .venv/bin/python bench/site.py [--loads 5] [--harness] [--first-paint]
+    .venv/bin/python bench/site.py [--loads 5] [--harness] [--first-paint] [--per-page]
 
 The FA2 page of the site `kernelviz build` writes (or, with --harness or without the site builder, the figure
 tests' page around the seed FA2 figure), served from 127.0.0.1 to Debian's Chromium (headless), each load in a
@@ -16,7 +16,7 @@ new browser context (cold cache):
 - weight: the size of every file the page and its worker fetched (Pyodide and the Python files it runs are
   counted apart), and the gzip-compressed size of the page's own files (HTML, CSS, JS, fonts: all but Pyodide).
 - Python (the site's page only; more cold loads, as many): navigation to Python ready in the editors' worker
-  (mark `kv:python-ready`; Python is asked for, as a reader's click would, as soon as the editors have mounted),
+  (mark `kv:python-ready`; the editors and Python are asked for, as a reader's click would, once the figure is ready),
   and Run all with Python warm to the figure updated (the Scene set and the next frame
   painted; one run to warm up, then the median of 15), printed beside navigation -> figure ready from the same
   loads; and navigation -> figure ready with the editors bundle blocked (no Python at all) beside it with Python.
@@ -43,6 +43,14 @@ new browser context (cold cache):
   steps 3 to 9, scroll to the end; every request, uncompressed sizes as the server sends them) and how many of its
   requests were under pyodide/ (0: Python is fetched only when the reader reaches for it); and Run all pressed on a
   cold page (Python not loaded before the press) to the figure updated, beside the warm Run above (as a ratio).
+- per page (the site only; `--per-page` runs this alone; `--loads` cold loads of each kernel page, each beside one of
+  its static baseline, the page of its prerendered SVG above): navigation to the figure drawn (as above), to the
+  figure playable (once the figure is in the document, a synthetic ArrowRight on the document in every frame and
+  every timer task until one plays step 1: the time that key was pressed), and a read-only visit (the load, that
+  key, a second after the load event): its requests, bytes raw (as on disk) and compressed (each text file gzipped
+  as `kernelviz build` precompresses it: site/precompress.py), its HTML raw, and its requests for the editors
+  bundle or under pyodide/. The same for the baseline page. Goals (issue 26): playable within 1.5x of drawn; HTML
+  <= 150 KB raw; a read-only visit <= 300 KB raw and <= 100 KB compressed, with no editors bundle and no Pyodide.
 Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included);
 Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1);
 figure drawn and painted within 1.2x of the static SVG's, and frame p95 <= 16.7 ms for the first steps played
@@ -91,9 +99,9 @@ RUN_ALL = """async () => { const t0 = performance.now(); const outcome = await w
   await new Promise((resolve) => requestAnimationFrame(() => resolve()));
   return outcome.ok ? performance.now() - t0 : null; }"""
 RUNS = 15
-# Python is fetched on the reader's intent: the sections that measure it ask for it as soon as the editors mount.
-START_PYTHON = """async () => { while (!window.kernelvizEditors) await new Promise((r) => setTimeout(r, 20));
-  kernelvizEditors.python.start(); }"""
+# The editors and Python are fetched on the reader's intent: the sections that measure them ask for them, the editors
+# (kernelviz.editors(), as a focus in one would) and then Python, as soon as the figure is ready.
+START_PYTHON = """async () => { const editors = await window.kernelviz.editors(); editors.python.start(); }"""
 
 
 # Before the page's first script: the start of the first rendering frame with the figure's <svg> in the document.
@@ -403,9 +411,120 @@ def only_first_paint(folder, base, server, loads):
     report_explorer(explorer, loads)
 
 
+# Before the page's first script: once the figure's <svg> is in the document, an ArrowRight on the document in each
+# frame and in each task the page gives a timer (as a reader's key is handled between the page's tasks, the parser's
+# among them) until the figure shows step 1 (the runtime's #kv-figure[data-current-step]); window.__playable is when
+# the key that played it was pressed.
+FIGURE_PLAYABLE = """window.__playable = null;
+(() => {
+  const press = () => {
+    const host = document.getElementById('kv-figure');
+    if (window.__playable !== null || !host?.querySelector('svg')) return;
+    const at = performance.now();
+    (document.body || document.documentElement).dispatchEvent(
+      new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
+    if (host.dataset.currentStep === '1') window.__playable = at;
+  };
+  requestAnimationFrame(function frame() { press(); if (window.__playable === null) requestAnimationFrame(frame); });
+  setTimeout(function task() { press(); if (window.__playable === null) setTimeout(task, 1); }, 0);
+})();"""
+SETTLE_MS = 1000  # after the load event: a read-only visit's later requests (none expected)
+PER_PAGE_GOALS = {"playable": 1.5, "html_kb": 150, "raw_kb": 300, "gzip_kb": 100}
+
+
+def sent_bytes(file):
+    """(raw, compressed) bytes of `file` as a host of the built site sends it: gzipped like its precompressed sibling
+    (site/precompress.py), raw when it has none."""
+    from kernelviz.site.precompress import LEVEL
+    from kernelviz.site.server import COMPRESSED
+
+    data = file.read_bytes()
+    packed = len(gzip.compress(data, LEVEL, mtime=0)) if file.suffix in COMPRESSED else len(data)
+    return len(data), min(len(data), packed)
+
+
+def visit(browser, url, folder, base, figure):
+    """A cold read-only visit of `url`: {drawn, playable (None without a `figure` to play), requests, raw, gzip,
+    html, unasked} with times in ms from navigation and sizes in bytes; `unasked`: its requests for the editors
+    bundle or under pyodide/."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    context.add_init_script(FIGURE_DRAWN)
+    if figure:
+        context.add_init_script(FIGURE_PLAYABLE)
+    fetched = []
+    context.on("request", lambda r: fetched.append(r.url))
+    page = context.new_page()
+    page.goto(url, wait_until="load")
+    page.wait_for_function("window.__figureDrawn != null" + (" && window.__playable != null" if figure else ""))
+    page.wait_for_timeout(SETTLE_MS)
+    out = {"drawn": page.evaluate("window.__figureDrawn"), "playable": None}
+    if figure:
+        out["playable"] = page.evaluate("window.__playable")
+    context.close()
+    files = [folder / urlparse(u).path.lstrip("/") for u in dict.fromkeys(fetched) if u.startswith(base)]
+    sizes = [sent_bytes(f) for f in files if f.is_file()]
+    out.update(
+        requests=len(fetched),
+        raw=sum(r for r, _ in sizes),
+        gzip=sum(g for _, g in sizes),
+        html=sent_bytes(files[0])[0],
+        unasked=sum(u.endswith("/editors.js") or "/pyodide/" in u for u in fetched),
+    )
+    return out
+
+
+def per_page(browser, folder, base, loads):
+    """{slug: ([visit of the page], [visit of its static baseline])}, `loads` of each, interleaved, for each kernel
+    page of the site in `folder` served at `base` (its baseline written beside it)."""
+    palette = (folder / "assets" / "palette.css").read_text(encoding="utf-8")
+    out = {}
+    for slug, svg in kernel_pages(folder).items():
+        (folder / f"bench-static-{slug}.html").write_text(STATIC_FIGURE.format(palette=palette, svg=svg))
+        pages, static = [], []
+        for _ in range(loads):
+            pages.append(visit(browser, f"{base}/{slug}.html", folder, base, figure=True))
+            static.append(visit(browser, f"{base}/bench-static-{slug}.html", folder, base, figure=False))
+        out[slug] = (pages, static)
+    return out
+
+
+def report_per_page(found, loads):
+    goals = PER_PAGE_GOALS
+    print(f"per page, {loads} cold read-only visits of each kernel page; baseline: a page of only its static SVG")
+    print(f"{'':<36} {'baseline':>12} {'page':>12} {'ratio':>8}")
+    for slug, (pages, static) in found.items():
+        print(slug)
+        median = statistics.median
+        drawn, playable = ([v[k] for v in pages] for k in ("drawn", "playable"))
+        still = [v["drawn"] for v in static]
+        row("  navigation -> figure drawn, median", median(still), median(drawn), f"ms ({interval(still, drawn)})")
+        row("  navigation -> figure playable, median", median(drawn), median(playable),
+            f"ms (baseline: drawn; goal ratio <= {goals['playable']}; {interval(drawn, playable)})")  # fmt: skip
+        row("  navigation -> figure playable, max", max(drawn), max(playable), "ms")
+        one, base = pages[-1], static[-1]  # (every visit fetches the same files)
+        row("  HTML, raw", base["html"] / 1000, one["html"] / 1000, f"KB (goal <= {goals['html_kb']})")
+        row("  read-only visit, raw", base["raw"] / 1000, one["raw"] / 1000, f"KB (goal <= {goals['raw_kb']})")
+        row("  read-only visit, gzip", base["gzip"] / 1000, one["gzip"] / 1000, f"KB (goal <= {goals['gzip_kb']})")
+        row("  read-only visit, requests", base["requests"], one["requests"], "")
+        row("  of them editors bundle or Pyodide", None, max(v["unasked"] for v in pages), "(goal 0)")
+
+
+def only_per_page(folder, base, server, loads):
+    from playwright.sync_api import sync_playwright
+
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
+            found = per_page(browser, folder, base, loads)
+            browser.close()
+    finally:
+        server.shutdown()
+    report_per_page(found, loads)
+
+
 READ_GOAL_MB = 1.5
 COLD_RUN = """async () => { const t0 = performance.now(); await new Promise((r) => setTimeout(r, 0));
-  while (!window.kernelvizEditors) await new Promise((r) => setTimeout(r, 20));
+  await window.kernelviz.editors();
   if (kernelvizEditors.python.state !== 'idle') return null;
   const outcome = await kernelvizEditors.runAll();
   await new Promise((resolve) => requestAnimationFrame(() => resolve()));
@@ -420,7 +539,6 @@ def intent_loads(browser, url, folder, base, loads):
         context, page, _ms, fetched = load(browser, url, MARK.format("kv:figure-ready"))
         page.evaluate(f"async () => {{ for (const k of {list(PLAYED)}) await window.kernelviz.goTo(k); }}")
         page.mouse.wheel(0, 20000)
-        page.wait_for_function("window.kernelvizEditors !== undefined", timeout=PYTHON_READY_S * 1000)
         page.wait_for_timeout(1000)
         urls = list(fetched)
         out["bytes"].append(weight(urls, folder, base)[0])
@@ -447,6 +565,7 @@ def main(argv=None):
     parser.add_argument("--loads", type=int, default=5, help="cold loads to take the median of (default 5)")
     parser.add_argument("--harness", action="store_true", help="measure the figure tests' page, not the site's")
     parser.add_argument("--first-paint", action="store_true", help="measure only the first paint of the kernel pages")
+    parser.add_argument("--per-page", action="store_true", help="measure only each kernel page's read-only visit")
     args = parser.parse_args(argv)
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from playwright.sync_api import sync_playwright
@@ -457,6 +576,8 @@ def main(argv=None):
     server, base = serve(folder)
     if args.first_paint:
         return only_first_paint(folder, base, server, args.loads)
+    if args.per_page:
+        return only_per_page(folder, base, server, args.loads)
     try:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=FLAGS)
@@ -490,6 +611,7 @@ def main(argv=None):
             painted = first_paint(browser, folder, base, args.loads) if has_python else None
             explorer = explorer_first_paint(browser, f"{base}/overview.html", args.loads) if has_python else None
             intent = intent_loads(browser, f"{base}/{page_path}", folder, base, args.loads) if has_python else None
+            pages = per_page(browser, folder, base, args.loads) if has_python else None
             browser.close()
     finally:
         server.shutdown()
@@ -501,6 +623,8 @@ def main(argv=None):
         report_explorer(explorer, args.loads)
     if intent:
         report_intent(intent, timings["run"])
+    if pages:
+        report_per_page(pages, args.loads)
 
 
 def report(what, loads, ready, own_part, ready_empty, loading, settled, empty, python_ready, folder, base, urls):

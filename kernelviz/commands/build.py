@@ -64,6 +64,7 @@ def main(args):
             log=log,
             limits=limits(args),
             progress=True,
+            precompressed=True,  # NAME.gz beside each text asset, for static hosts (README: Publishing the site)
         )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)

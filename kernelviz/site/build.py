@@ -2,7 +2,8 @@
 
     collect pages → parse → figures (run the editors, check and draw the Scene, prerender the sizes: site.figures)
     → resolve (steps, trace numbers, links, CUDA regions, contents, sections) → typeset math (KaTeX, in-process)
-    → render, and a page per kernel the pages cite → write, with the assets → check links → strict? → publish
+    → render, and a page per kernel the pages cite → write, with the assets → check links → strict?
+    → precompressed siblings (``kernelviz build``: NAME.gz for static hosts) → publish
 
 The site is written to a staging folder beside `out` and moved into place only when the build succeeds, so a failed
 build leaves the last good site as it was (what ``kernelviz serve`` keeps serving). Warnings name the page file and
@@ -27,6 +28,7 @@ from . import (
     nav,
     pages,
     palette,
+    precompress,
     render,
 )
 from .diagnostics import BuildError, Diagnostics
@@ -59,19 +61,31 @@ class BuildResult:
     seconds: float = 0.0
 
 
-def build(pages_dir=PAGES, out="site", *, strict=False, web_dist=WEB_DIST, log=print, limits=None, progress=False):
+def build(
+    pages_dir=PAGES,
+    out="site",
+    *,
+    strict=False,
+    web_dist=WEB_DIST,
+    log=print,
+    limits=None,
+    progress=False,
+    precompressed=False,
+):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
     done, or under `strict` when there is any warning (then `out` is left as it was). `limits`: the editors' time
     and memory limits (``isolated.Limits``; None: the defaults). `progress`: show a bar of the stages on a terminal
-    (``kernelviz.progress``; a build takes seconds, mostly running the editors), cleared when it ends."""
+    (``kernelviz.progress``; a build takes seconds, mostly running the editors), cleared when it ends.
+    `precompressed`: write a NAME.gz beside each text asset for a static host to serve (``precompress``; about a
+    second more; ``kernelviz serve`` compresses as it serves instead)."""
     with bar(total=len(STAGES), desc="build", unit="stage", enabled=progress, delay=0) as stages:
-        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages)
+        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages, precompressed)
 
 
-STAGES = ("parse", "figures", "resolve", "math", "render", "write", "links")
+STAGES = ("parse", "figures", "resolve", "math", "render", "write", "links", "compress")
 
 
-def _build(pages_dir, out, web_dist, strict, log, limits, stages):
+def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=False):
     started = time.perf_counter()
 
     def stage(name):
@@ -103,6 +117,9 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages):
     except BuildError:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+    if precompressed:
+        stage("compress")
+        precompress.siblings(staging)
     publish(staging, out)
     result = BuildResult(out, [p.slug for p in site], diagnostics.warnings, time.perf_counter() - started)
     if log:

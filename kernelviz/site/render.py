@@ -6,18 +6,21 @@
         data-prerendered>: the figure at its first step, <div class="kv-dock" data-prerendered>: its step list; drawn
         at build time (figure_svg), which the runtime takes over
       </aside>
+      <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
+      <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
+                                                             runtime shows it where the figure would be)
+      <script type="module" async src="assets/main.js">  (the runtime: see below)
       <article class="kv-prose" id="kv-text"> h1, table of sections, prerequisites, the Markdown </article>
     </main>
-    <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
-    <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
-                                                           runtime shows it where the figure would be)
     <script type="application/json" id="kv-cuda-source">{"sizes", "files"}</script>  (what the CUDA blocks are
                                                            rendered from when opened: extensions/cuda.py)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
 The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
-places it beside the text, or docked above it on a narrow screen). Every link is relative, so a site works from any
-folder.
+places it beside the text, or docked above it on a narrow screen). Its Scene and the runtime come before the text
+too: the runtime (preloaded from the head, async) runs as soon as it has arrived and the figure is parsed, so the
+figure plays before the text has come (web/src/entries/main.js binds the text once it has). Every link is relative,
+so a site works from any folder.
 """
 
 import json
@@ -49,11 +52,12 @@ def page_html(page, md, context, stylesheets):
     scripts = "\n".join(
         f'<script type="module" src="assets/{escapeHtml(name)}.js"></script>' for name in page.meta.get("scripts", [])
     )
-    data = ""
+    embedded = ""
     if page.failure:
-        data += f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
+        embedded = f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
     elif scene is not None:
-        data += f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+        embedded = f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+    data = ""
     if (source := cuda.source_data(page)) is not None:
         data += f'<script type="application/json" id="kv-cuda-source">{json_for_html(source)}</script>\n'
     if page.editors:
@@ -71,6 +75,7 @@ def page_html(page, md, context, stylesheets):
         side=side,
         skip=skip_link(page),
         figure=figure_html(page),
+        scene=embedded,
         data=data,
     )
 
@@ -90,6 +95,7 @@ def plain_page_html(slug, title, body, context, stylesheets):
         side="",
         skip=skip_link(SimpleNamespace(editors=[])),
         figure="",
+        scene="",
         data="",
     )
 

@@ -3,6 +3,7 @@ mounted, every CUDA block opened, the overview's code panel, each kernel's own p
 comment wraps onto more lines instead."""
 
 import pytest
+from python_intent import mount_editors
 
 from tests.browser.test_controls_ranges import PAGES
 
@@ -19,6 +20,7 @@ def open_all(page, site_url, name):
     page.set_viewport_size({"width": 1600, "height": 1000})
     page.goto(f"{site_url}/{name}.html")
     if page.locator(".kv-editor").count():
+        mount_editors(page)
         mounted = "document.querySelectorAll('.kv-editor .cm-editor').length"
         page.wait_for_function(f"{mounted} === document.querySelectorAll('.kv-editor').length")
     page.evaluate("document.querySelectorAll('details').forEach((d) => { d.open = true; })")
@@ -48,7 +50,6 @@ LONGEST_LINE = """() => { const views = window.kernelvizEditors.editors.map((e) 
 
 def test_the_longest_line_of_an_editor_wraps(page, site_url):
     open_all(page, site_url, "flash-attention-2")
-    page.wait_for_function("window.kernelvizEditors")
     line = page.evaluate(LONGEST_LINE)
     assert line["chars"] > line["width"], f"no line long enough to need wrapping: {line}"
     assert line["height"] > 1.5 * line["lineHeight"], line  # more than one line of text

@@ -6,6 +6,7 @@ Scene, the panel's settings, the stored time limit), never from the control itse
 import json
 
 import pytest
+from python_intent import mount_editors
 
 PAGES = [
     "overview",
@@ -35,7 +36,8 @@ def open_page(page, site_url, name):
     if name == "overview":
         page.wait_for_selector("#kv-explorer[data-ready]")
         page.select_option("#kvx-sram", "custom")  # shows the custom budget's box
-    if page.locator(".kv-editor").count():  # the time limits come with the editors
+    if page.locator(".kv-editor").count():  # the time limits come with the editors, loaded on a reach
+        mount_editors(page)
         page.wait_for_function(
             "document.querySelectorAll('.kv-editor-limit').length === document.querySelectorAll('.kv-editor').length"
         )

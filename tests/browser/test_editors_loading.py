@@ -1,11 +1,12 @@
 """How the editors load on the built FA2 page, in Chromium: a step at a time, never while a step animates.
 
-Loading the editors (running the 430 KB bundle, mounting each CodeMirror editor, starting the Python worker) once
-ran as one main-thread task of ~200 ms, a visible hitch when it landed in a step the reader was playing. The
-runtime now runs each step in a task of its own at a quiet moment: no step animating and the browser idle. These
-tests check that structure, not its speed (bench/site.py prints the frames and the longest task): the browser's
-idle callbacks are held and handed out by the test, one idle moment at a time, so what runs in which moment is
-deterministic on any machine.
+A read-only visit fetches no editors (test_editors_on_reach.py); a page whose editors hold the reader's edits loads
+them without waiting for a reach, at quiet moments, so the edits are shown. Loading the editors (running the 430 KB
+bundle, mounting each CodeMirror editor, starting the Python worker) once ran as one main-thread task of ~200 ms, a
+visible hitch when it landed in a step the reader was playing. The runtime now runs each step in a task of its own at
+a quiet moment: no step animating and the browser idle. These tests check that structure, not its speed
+(bench/site.py prints the frames and the longest task): the browser's idle callbacks are held and handed out by the
+test, one idle moment at a time, so what runs in which moment is deterministic on any machine.
 """
 
 import json
@@ -45,9 +46,15 @@ LOADING = ("kv:editors-start", "kv:editor-mounted", "kv:python-start")
 MOMENTS = 400  # idle moments handed out at most; the FA2 page takes a few dozen
 
 
-def open_fa2(page, site_url):
+def open_fa2(page, site_url, edited=False):
+    """Open the FA2 page with idle moments by hand; `edited`: with the reader's edit of its first editor kept."""
     page.add_init_script(IDLE_BY_HAND)
     page.goto(f"{site_url}/{FA2}")
+    if edited:
+        page.evaluate("""() => { const code = JSON.parse(document.getElementById('kv-editors').textContent)[0].code;
+          const edit = { code: code + '# mine\\n', base: code };
+          localStorage.setItem('kernelviz:edit:flash-attention-2:0', JSON.stringify(edit)); }""")
+        page.reload()
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
     return len(json.loads(page.locator("#kv-editors").text_content()))
 
@@ -71,8 +78,8 @@ def progress(page):
     return page.evaluate("[window.__steps.length, window.__marks.length]")
 
 
-def test_editors_load_a_step_per_idle_moment_and_never_while_a_step_animates(page, site_url, outside_requests):
-    count = open_fa2(page, site_url)
+def test_edited_editors_load_a_step_per_idle_moment_and_never_while_a_step_animates(page, site_url, outside_requests):
+    count = open_fa2(page, site_url, edited=True)
     assert count >= 2
     for n in range(MOMENTS):
         if page.evaluate("window.kernelvizEditors !== undefined"):
@@ -101,6 +108,7 @@ def test_editors_load_a_step_per_idle_moment_and_never_while_a_step_animates(pag
     moments = [m["moment"] for m in steps]
     assert moments == sorted(set(moments)), f"two loading steps shared an idle moment (one task): {steps}"
     assert page.locator(".kv-editor .cm-editor").count() == count
+    assert page.evaluate("kernelvizEditors.editors[0].code()").endswith("# mine\n")  # the reader's edit, shown
     assert outside_requests(page) == []
     assert page.errors == []
 

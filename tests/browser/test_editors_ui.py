@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from python_intent import start_python
+from python_intent import mount_editors, start_python
 
 from kernelviz.runner import Source, run
 from kernelviz.site import assets as site_assets
@@ -100,7 +100,7 @@ def page(shared_page):
 
 def open_page(page, site, name="fa2"):
     page.goto(f"{site['url']}/{name}.html")
-    page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 0")
+    mount_editors(page)
     return page
 
 
@@ -360,7 +360,8 @@ def test_editing_keys_indent_and_undo(page, site):
 
 
 def test_reaching_the_code_by_keyboard_loads_the_editors_and_gives_one_the_focus(page, site):
-    """With the idle load held off, Tab to the first block's code loads the editors; its editor takes the focus."""
+    """Tab to the first block's code loads the editors (nothing else does: the browser never idles here, which once
+    loaded them too); its editor takes the focus."""
     if not site["runtime"]:
         pytest.skip("no runtime (main.js) to load the editors on focus")
     page.add_init_script("window.requestIdleCallback = () => 0;")  # the browser never idles: only reaching loads

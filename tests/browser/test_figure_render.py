@@ -57,6 +57,9 @@ def test_the_figure_is_drawn_from_the_page_alone_and_nothing_leaves_the_machine(
     assert page.locator("#kv-figure svg text", has_text="HBM").count() == 1
     assert page.locator(".kv-step-items button").count() == 19
     ready = page.evaluate("performance.getEntriesByName('kv:figure-ready')[0].startTime")
+    page.wait_for_timeout(500)
+    assert page.evaluate("window.__editorsLoadedAt === undefined")  # a read-only visit loads no editors
+    page.locator(".kv-editor pre").first.focus()  # a reach for one does
     page.wait_for_function("window.__editorsLoadedAt !== undefined")
     assert page.evaluate("window.__editorsLoadedAt") > ready  # the editors come after the figure
     assert not [u for u in page.requested if "pyodide" in u or u.endswith(".py")]

@@ -137,7 +137,6 @@ def test_the_kernel_edited_to_more_tiles_keeps_every_bullet_on_its_own_step(shar
     bullet then plays its own step. Then the form draws other sizes of the edited kernel, with Python."""
     page = shared_page
     page.goto(f"{site_url}/flash-attention-2.html")
-    page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 1")
     start_python(page, PYTHON_READY_S)
     last = page.evaluate("kernelvizEditors.editors.length") - 1
     code = page.evaluate("(i) => kernelvizEditors.editors[i].code()", last)

@@ -4,7 +4,7 @@ an edit, Run, or a size that was not drawn in advance fetches it; while it downl
 shows a progress bar in MB that reaches the total; a Run pressed while Python loads runs once it is ready; a
 failed download says so, keeps the reader's edit, and Run tries again."""
 
-from python_intent import PYTHON_READY_S
+from python_intent import PYTHON_READY_S, mount_editors
 
 PAGE = "flash-attention-2.html"
 FORM = """() => { const f = document.querySelector('form.kv-sizes');
@@ -12,7 +12,6 @@ FORM = """() => { const f = document.querySelector('form.kv-sizes');
   return { sizes: Object.fromEntries(inputs.map((i) => [i.name, Number(i.value)])),
            ranges: Object.fromEntries(inputs.map((i) => [i.name, [Number(i.min), Number(i.max)]])),
            prerendered: JSON.parse(f.dataset.prerendered) }; }"""
-MOUNTED = "window.kernelvizEditors && kernelvizEditors.editors.length > 0"
 STATE = "kernelvizEditors.python.state"
 
 
@@ -31,7 +30,7 @@ def open_page(page, site_url):
 
 def test_reading_playing_and_prerendered_sizes_fetch_no_python(page, site_url):
     open_page(page, site_url)
-    page.wait_for_function(MOUNTED, timeout=60_000)  # the editors are there to read, with no Python behind them
+    mount_editors(page)  # the editors are there to edit, with no Python behind them
     steps = page.evaluate("window.kernelviz.scene().nodes.find((n) => n.kind === 'step_list').steps.length")
     for k in range(min(steps, 6)):
         page.evaluate("(k) => window.kernelviz.goTo(k)", k)
@@ -55,7 +54,7 @@ def test_reading_playing_and_prerendered_sizes_fetch_no_python(page, site_url):
 
 def test_a_pointer_in_an_editor_fetches_python_with_a_progress_bar_in_mb(page, site_url):
     open_page(page, site_url)
-    page.wait_for_function(MOUNTED, timeout=60_000)
+    mount_editors(page)
     page.evaluate("""() => { window.__seen = [];
       const bar = document.querySelector('.kv-editor-progress'), text = document.querySelector('.kv-editor-status');
       new MutationObserver(() => { if (!bar.hidden) window.__seen.push([bar.value, bar.max, text.textContent]); })
@@ -76,7 +75,7 @@ def test_a_pointer_in_an_editor_fetches_python_with_a_progress_bar_in_mb(page, s
 
 def test_run_pressed_before_python_loads_runs_once_it_is_ready(page, site_url):
     open_page(page, site_url)
-    page.wait_for_function(MOUNTED, timeout=60_000)
+    mount_editors(page)
     assert page.evaluate(STATE) == "idle"
     outcome = page.evaluate("kernelvizEditors.runAll()")
     assert outcome["ok"], outcome
@@ -112,7 +111,7 @@ def test_a_failed_download_is_named_keeps_the_edit_and_run_tries_again(page, sit
 
     page.context.route("**/py/manifest.json", manifest)  # the worker fetches it first
     open_page(page, site_url)
-    page.wait_for_function(MOUNTED, timeout=60_000)
+    mount_editors(page)
     page.locator(".kv-editor .cm-content").first.click()
     page.keyboard.type("# mine\n")
     page.wait_for_function(f"{STATE} === 'failed'", timeout=PYTHON_READY_S * 1000)

@@ -59,7 +59,8 @@ AXE_RUN = """async () => {
 }"""
 
 # The hint shown on an editor while its code has the focus.
-HINT = "getComputedStyle(document.activeElement.closest('.kv-editor'), '::after').content"
+HINT = """(() => { const keys = document.activeElement.closest('.kv-editor')?.querySelector('.kv-editor-keys');
+  return keys?.checkVisibility() ? keys.textContent : ''; })()"""
 
 # How light a computed colour is (0 black .. 1 white), from its sRGB channels.
 LIGHTNESS = """(c) => {

@@ -35,7 +35,8 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<a class="kv-skip" href="#kv-main">' in text  # no figure: the skip link goes to the content
     assert '<button class="kv-theme" type="button" aria-pressed="false">' in text
     assert '<article class="kv-prose" id="kv-text">' in text and "<em>prose</em>" in text
-    assert '<script type="module" src="assets/main.js"></script>' in text
+    assert '<script type="module" async src="assets/main.js"></script>' in text  # after the figure, before the text
+    assert text.index('async src="assets/main.js"') < text.index('<article class="kv-prose"')
     assert stylesheets(text) == ["assets/page.css"]  # one stylesheet: nothing else holds back the first paint
     assert parts_of(out / "assets/page.css") == ["palette.css", "site.css", "main.css"]  # KaTeX's: math.css
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure

@@ -25,13 +25,13 @@ def one_page(tmp_path):
 @pytest.mark.parametrize("stream, shown", [(Terminal(), True), (io.StringIO(), False)], ids=["terminal", "pipe"])
 def test_a_build_shows_its_stages_only_on_a_terminal(monkeypatch, one_page, tmp_path, fake_dist, stream, shown):
     monkeypatch.setattr("sys.stderr", stream)
-    build(one_page, tmp_path / "site", web_dist=fake_dist, log=None, progress=True)
+    build(one_page, tmp_path / "site", web_dist=fake_dist, log=None, progress=True, precompressed=True)  # as the CLI
     drawn = stream.getvalue()
     if not shown:
         assert drawn == ""
         return
     positions = [drawn.index(f", {name}]") for name in STAGES]
-    assert positions == sorted(positions) and f"/{len(STAGES)} [" in drawn  # every stage, in order, of 7
+    assert positions == sorted(positions) and f"/{len(STAGES)} [" in drawn  # every stage, in order, of 8
     assert drawn.startswith("\rbuild:") and drawn.endswith("\r")  # cleared when done (leave=False)
 
 

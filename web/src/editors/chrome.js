@@ -1,9 +1,12 @@
 // What surrounds an editor: the bar above it (title, "edited", status, Run, Run all, Reset, Copy, Stop, time limit)
-// and the output below it (what it printed, and a message: an error with its traceback, a stop, a summary). Copy
+// and the output below it (what it printed, and a message: an error with its traceback, a stop, a summary), and the
+// way out of the code for a keyboard (Tab indents there), shown while the code has the focus (editors.css). Copy
 // puts the editor's code as it is now (the reader's edits) on the clipboard (page/clipboard.js).
 import { numberField } from '../forms/number-field.js';
 import { copyButton } from '../page/clipboard.js';
 import { h as el } from '../lib/dom.js';
+import { TAB_HINT } from './commands.js';
+import { seconds } from './stages.js';
 
 export const LIMIT_MIN_S = 1;
 export const LIMIT_MAX_S = 600;
@@ -19,7 +22,9 @@ export function buildChrome(element, title, limit, actions, copyName = 'Copy the
   const edited = el('span', { class: 'kv-editor-edited', title: "This code differs from the page's", hidden: true }, 'edited');
   const statusText = el('span', { class: 'kv-editor-status-text' });
   const progressBar = el('progress', { class: 'kv-editor-progress', 'aria-label': 'Python download', hidden: true });
-  const status = el('span', { class: 'kv-editor-status', 'aria-live': 'polite' }, progressBar, statusText);
+  // (the time, kept anew five times a second, is shown and not read out: the live region says each stage once)
+  const clock = el('span', { class: 'kv-editor-elapsed', 'aria-hidden': 'true', hidden: true });
+  const status = el('span', { class: 'kv-editor-status', 'aria-live': 'polite' }, progressBar, statusText, clock);
   const runButton = button('Run', 'run', 'Run this editor and every one before it, in order (Ctrl/Cmd+Enter)');
   const runAllButton = button('Run all', 'runAll', 'Run every editor on the page, in order');
   const resetButton = button('Reset', 'reset', "Back to the page's code");
@@ -45,21 +50,26 @@ export function buildChrome(element, title, limit, actions, copyName = 'Copy the
   const stdout = el('pre', { class: 'kv-editor-stdout', hidden: true });
   const message = el('div', { class: 'kv-editor-message', role: 'status', hidden: true });
   const output = el('div', { class: 'kv-editor-output' }, stdout, message);
+  // (read out from the code itself, as its description: shown, not said twice)
+  const keys = el('span', { class: 'kv-editor-keys', 'aria-hidden': 'true' }, TAB_HINT);
   element.prepend(bar);
-  element.append(output);
+  element.append(output, keys);
 
   return {
     setEdited(on) {
       edited.hidden = !on;
       element.classList.toggle('kv-edited', on);
     },
-    /** Python's status: `text`, and when `progress` ({loaded, total} bytes) is given, a bar; `failed` marks it. */
-    setStatus(text, progress = null, failed = false) {
+    /** Python's status: `text`; when `progress` ({loaded, total} bytes) is given, a bar; when `elapsed` (ms) is,
+     * the time beside it; `failed` marks it. */
+    setStatus({ text, progress = null, failed = false, elapsed = undefined }) {
       if (statusText.textContent !== text) statusText.textContent = text;
       progressBar.hidden = !progress;
       if (progress) Object.assign(progressBar, { max: progress.total, value: progress.loaded });
       status.setAttribute('aria-busy', progress ? 'true' : 'false'); // the bar's many steps are not read out
       status.dataset.failed = failed ? 'true' : 'false';
+      clock.hidden = elapsed === undefined;
+      if (elapsed !== undefined) clock.textContent = ` · ${seconds(elapsed)}`;
     },
     setBusy(busy) {
       runButton.disabled = runAllButton.disabled = busy;

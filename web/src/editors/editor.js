@@ -23,20 +23,44 @@ import { highlight, theme } from './theme.js';
 
 const PARSE_SLICE_MS = 10; // the parse of the code, per quiet moment
 
+/** Whether `update` changed only whitespace (an indent, a new line): not yet a reach for Python. */
+export function whitespaceOnly(update) {
+  const squeeze = (doc) => doc.toString().replace(/\s+/g, '');
+  return squeeze(update.startState.doc) === squeeze(update.state.doc);
+}
+
 /**
  * Mount editor `spec` ({element, index, title, code, firstLine}) of page `page`, a step per `quiet()` (a promise
  * resolved in a new task at a quiet moment). `actions`: {run, runAll, stop, setLimit, changed} (run and runAll
- * receive this editor; changed(byReset) follows every change of the code), `limit`: the time limit shown. Resolves to the editor's handle.
+ * receive this editor; changed({byReset, whitespace}) follows every change of the code: whether Reset made it, and
+ * whether it changed only whitespace), `limit`: the time limit shown. Resolves to the editor's handle.
  */
 export async function mountEditor(page, spec, actions, limit, quiet) {
-  const { element, index, title, code: original } = spec;
-  const saved = loadEdit(page, index);
-  let handle, chrome;
+  const saved = loadEdit(page, spec.index);
+  const mounted = {}; // {handle, chrome, view}, as they come
+  let state = editorState(page, spec, saved, actions, mounted);
+  state = await parseInSlices(state, quiet);
+  await quiet();
+  mounted.chrome = chromeOf(spec, limit, actions, mounted);
+  mounted.view = new EditorView({ state });
+  takePlaceOfStatic(spec.element, mounted.view);
+  mounted.chrome.setEdited(Boolean(saved) && saved.code !== spec.code);
+  if (saved && saved.base !== spec.code) {
+    mounted.chrome.showMessage("Your edit is kept; the page's code has changed since you made it (Reset shows it).");
+  }
+  mounted.handle = editorHandle(page, spec, mounted.view, mounted.chrome);
+  return mounted.handle;
+}
+
+/** The editor's state: the reader's saved code or the page's, with the editing, highlighting and keys, and a
+ * listener that keeps each change (store.js) and tells `actions.changed`. */
+function editorState(page, spec, saved, actions, mounted) {
+  const { index, title, code: original } = spec;
   const runKeys = [
-    { key: 'Mod-Enter', run: () => (actions.run(handle), true), preventDefault: true },
-    { key: 'Shift-Mod-Enter', run: () => (actions.runAll(handle), true), preventDefault: true },
+    { key: 'Mod-Enter', run: () => (actions.run(mounted.handle), true), preventDefault: true },
+    { key: 'Shift-Mod-Enter', run: () => (actions.runAll(mounted.handle), true), preventDefault: true },
   ];
-  let state = EditorState.create({
+  return EditorState.create({
     doc: saved ? saved.code : original,
     extensions: [
       lineNumbers(),
@@ -59,35 +83,47 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
         if (!update.docChanged) return;
         const code = update.state.doc.toString();
         saveEdit(page, index, code, original);
-        chrome.setEdited(code !== original);
-        actions.changed?.(update.transactions.some((t) => t.isUserEvent('reset')));
+        mounted.chrome.setEdited(code !== original);
+        const byReset = update.transactions.some((t) => t.isUserEvent('reset'));
+        actions.changed?.({ byReset, whitespace: whitespaceOnly(update) });
       }),
     ],
   });
+}
+
+/** `state` with all of its code parsed, PARSE_SLICE_MS at a time, a quiet moment each. */
+async function parseInSlices(state, quiet) {
   while (!ensureSyntaxTree(state, state.doc.length, PARSE_SLICE_MS)) await quiet();
-  state = state.update({}).state; // the state's syntax tree: all of the code, as just parsed
-  await quiet();
-  chrome = buildChrome(element, title || `Editor ${index + 1}`, limit, {
-    run: () => actions.run(handle),
-    runAll: () => actions.runAll(handle),
-    reset: () => handle.reset(),
+  return state.update({}).state; // the state's syntax tree: all of the code, as just parsed
+}
+
+/** The bar and the output around the editor (chrome.js), bound to the editor's handle and view once they exist. */
+function chromeOf(spec, limit, actions, mounted) {
+  const { element, index, title } = spec;
+  return buildChrome(element, title || `Editor ${index + 1}`, limit, {
+    run: () => actions.run(mounted.handle),
+    runAll: () => actions.runAll(mounted.handle),
+    reset: () => mounted.handle.reset(),
     stop: () => actions.stop(),
     setLimit: actions.setLimit,
-    code: () => view.state.doc.toString(),
+    code: () => mounted.view.state.doc.toString(),
   }, `Copy the code of editor ${index + 1}`);
-  const view = new EditorView({ state });
+}
+
+/** Put `view` where the block's static <pre> was, taking the focus if the <pre> had it. */
+function takePlaceOfStatic(element, view) {
   const shown = element.querySelector('pre');
   const hadFocus = Boolean(shown?.contains(document.activeElement)); // a keyboard reader reached the code first
   if (shown) shown.replaceWith(view.dom);
   else element.querySelector('.kv-editor-output').before(view.dom);
   if (hadFocus) view.focus();
   element.classList.add('kv-editor-live');
-  chrome.setEdited(Boolean(saved) && saved.code !== original);
-  if (saved && saved.base !== original) {
-    chrome.showMessage("Your edit is kept; the page's code has changed since you made it (Reset shows it).");
-  }
+}
 
-  handle = {
+/** The editor's handle: its code, whether it is edited, Reset, errors at a line, and clearing a run's output. */
+function editorHandle(page, spec, view, chrome) {
+  const { index, title, element, code: original } = spec;
+  return {
     index,
     title,
     firstLine: spec.firstLine,
@@ -120,5 +156,4 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
       chrome.showMessage('');
     },
   };
-  return handle;
 }

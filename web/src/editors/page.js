@@ -2,9 +2,14 @@
 // their code in <script id="kv-editors"> ([{title, code, first_line}]). A block without an entry there keeps the
 // code its <pre> shows.
 
+/** The name `doc`'s editors keep the reader's edits under (store.js): its slug, else its path. */
+export function pageName(doc) {
+  return doc.body.dataset.page || doc.location.pathname;
+}
+
 /** {name, editors: [{element, index, title, code, firstLine}]} of `doc`, in page order. */
 export function readPage(doc) {
-  const name = doc.body.dataset.page || doc.location.pathname;
+  const name = pageName(doc);
   let specs = [];
   try {
     specs = JSON.parse(doc.getElementById('kv-editors')?.textContent || '[]');

@@ -8,7 +8,12 @@
 //
 // States, reported to `onState(state, detail)`: 'idle' (not asked for yet), 'loading' (detail: {loaded, total}
 // bytes, as the download goes), 'ready' (detail: load time in ms), 'running', 'failed' (detail: why; start() or
-// the next run tries again).
+// the next run tries again). Within loading and running, `timeline` says the stage (stages.js): downloading,
+// starting Python, loading the page's code (as the worker says), running; each change of stage is reported too.
+
+import { STAGES } from './stages.js';
+
+const order = (stage) => STAGES.findIndex(([s]) => s === stage);
 
 export class Python {
   #url;
@@ -20,6 +25,10 @@ export class Python {
   #pending = null; // {id, resolve, started, timer, limitS}
   #seq = 0;
   state = 'idle';
+  /** Why Python failed to start, the last time it did. */
+  failure = null;
+  /** [{stage, at}]: the stages of Python's start and of the run in progress, as they began (stages.js). */
+  timeline = [];
 
   constructor(workerURL, onState = () => {}) {
     this.#url = workerURL;
@@ -38,9 +47,18 @@ export class Python {
     return true;
   }
 
+  // A new stage of the timeline (once), reported as a change of the state it is in.
+  #stage(stage) {
+    const later = (t) => t.stage === stage || (order(t.stage) > order(stage) && order(stage) >= 0);
+    if (this.timeline.some(later)) return; // seen already, or passed
+    this.timeline.push({ stage, at: performance.now() });
+    if (stage !== 'ready') this.onState(this.state, this.state === 'loading' ? this.progress : undefined);
+  }
+
   #start() {
     const startedAt = performance.now();
     performance.mark('kv:python-start');
+    this.timeline = [{ stage: 'download', at: startedAt }];
     this.#setState('loading', { loaded: 0, total: 0 });
     const worker = new Worker(this.#url, { type: 'module' });
     this.#worker = worker;
@@ -49,8 +67,11 @@ export class Python {
       if (data.type === 'progress') {
         this.progress = { loaded: data.loaded, total: data.total };
         if (this.state === 'loading') this.#setState('loading', this.progress);
+      } else if (data.type === 'stage') {
+        this.#stage(data.stage);
       } else if (data.type === 'ready') {
         performance.mark('kv:python-ready', { detail: { ms: data.ms, phases: data.phases, bytes: data.bytes } });
+        if (!this.#pending) this.#stage('ready'); // (a run waiting goes on to its own stage at once)
         this.#setState(this.#pending?.started ? 'running' : 'ready', performance.now() - startedAt);
       } else if (data.type === 'failed') {
         this.#fail(data.message);
@@ -59,6 +80,7 @@ export class Python {
       } else if (data.type === 'started' && data.id === this.#pending?.id) {
         this.#pending.started = performance.now();
         this.#pending.timer = setTimeout(() => this.stop('limit'), this.#pending.limitS * 1000);
+        this.timeline.push({ stage: 'run', at: this.#pending.started });
         this.#setState('running');
       } else if (data.type === 'result' && data.id === this.#pending?.id) {
         this.#settle(({ started }) => ({ result: data.result, ms: performance.now() - started, pythonMs: data.ms }));
@@ -80,6 +102,7 @@ export class Python {
   }
 
   #fail(message) {
+    this.failure = message;
     this.#worker?.terminate();
     this.#worker = null;
     this.#settle(() => ({ failed: message }));
@@ -112,6 +135,7 @@ export class Python {
   run(sources, limitS, sizes = null) {
     if (this.#pending) return Promise.resolve({ failed: 'a run is already in progress' });
     if (!this.#worker) this.#start();
+    else if (this.state !== 'loading') this.timeline = []; // Python has started: the run's stage alone
     const id = ++this.#seq;
     return new Promise((resolve) => {
       this.#pending = { id, resolve, started: null, timer: null, limitS };

@@ -2,8 +2,9 @@
 // namespace (the runner's); Run all runs them all. A Scene replaces the figure; what each editor printed appears
 // under it; an error appears at its editor and line, and the figure stays as it was.
 //
-// Python is fetched only when the reader reaches for it: a pointer down in an editor block, an edit, Run or Run
-// all (a run waits for Python to load), or the API (python.start(), run, runAll; the size form uses runAll).
+// Python is fetched only when the reader reaches for it: a pointer down in an editor block, an edit (not one that
+// changes only whitespace: Tab indents, and a keyboard reader passing through presses it), Run or Run all (a run
+// waits for Python to load), or the API (python.start(), run, runAll; the size form uses runAll).
 // Focusing an editor from the keyboard does not: a reader tabbing through the page passes every editor, and 14 MB
 // is not a price for passing by; the status line says what loads it and how much it weighs. While it loads, every
 // editor's status line shows a progress bar in MB.
@@ -11,6 +12,7 @@ import { mountEditor } from './editor.js';
 import { chosenSizes, ranAt } from './figure.js';
 import { readPage } from './page.js';
 import { Provenance } from './provenance.js';
+import { currentStage, stagesLine } from './stages.js';
 import { loadLimit, saveLimit } from './store.js';
 import { nextTask } from '../lib/schedule.js';
 
@@ -19,18 +21,26 @@ const MB = 1e6;
 const PYODIDE_BYTES = Object.values(__PYODIDE_FILES__).reduce((a, b) => a + b, 0);
 const mb = (bytes) => (bytes / MB).toFixed(1);
 
-/** The status line for Python's `state` and its `detail` (python.js). */
-function statusOf(state, detail) {
+/** The status line for `python` (python.js) at `now`: {text, progress?, failed?, elapsed?} (elapsed: ms, shown
+ * beside the text while Python starts or runs). While it loads, the stage it is in (stages.js), with a bar in MB
+ * while it downloads. */
+function statusOf(python, now) {
+  const { state } = python;
   if (state === 'idle') return { text: `Python: loads on Run or edit (${mb(PYODIDE_BYTES)} MB)` };
+  const stage = currentStage(python.timeline, now);
   if (state === 'loading') {
-    const total = detail?.total || PYODIDE_BYTES;
-    const loaded = Math.min(detail?.loaded || 0, total);
-    return { text: `Python: ${mb(loaded)} / ${mb(total)} MB`, progress: { loaded, total } };
+    const elapsed = stage?.total;
+    if (stage && stage.stage !== 'download') return { text: `Python: ${stage.label}`, elapsed };
+    const total = python.progress?.total || PYODIDE_BYTES;
+    const loaded = Math.min(python.progress?.loaded || 0, total);
+    return { text: `Python: downloading ${mb(loaded)} / ${mb(total)} MB`, progress: { loaded, total }, elapsed };
   }
   if (state === 'ready') return { text: 'Python ready' };
-  if (state === 'running') return { text: 'running…' };
-  return { text: `Python failed: ${detail}; Run tries again`, failed: true };
+  if (state === 'running') return { text: 'running', elapsed: stage?.stage === 'run' ? stage.elapsed : undefined };
+  return { text: `Python failed: ${python.failure}; Run tries again`, failed: true };
 }
+
+const TICK_MS = 200; // how often the elapsed times are shown anew while Python starts or runs
 
 /**
  * Mount the editors of `doc`, with `python` (a Python, python.js, not started: it starts on the reader's intent,
@@ -42,22 +52,18 @@ export async function startEditors(doc, python, quiet = nextTask) {
   const page = readPage(doc);
   let limitS = loadLimit();
   let busy = false;
-  let status = statusOf(python.state, python.state === 'loading' ? python.progress : null);
   const editors = [];
   const provenance = new Provenance(doc, () => run(null));
-  const show = (editor) => editor.chrome.setStatus(status.text, status.progress, status.failed);
-  python.onState = (state, detail) => {
-    status = statusOf(state, detail);
-    for (const e of editors) show(e);
-  };
+  let runTarget = null; // the editor whose Run is in progress: its message says the stages
+  const status = statusLine(python, editors, () => (busy ? runTarget : null));
   doc.addEventListener('pointerdown', (e) => {
     if (e.target.closest?.('.kv-editor')) python.start();
   });
   const actions = {
     run: (editor) => run(editor.index),
     runAll: () => run(null),
-    changed(byReset) {
-      if (!byReset) python.start(); // an edit: the reader means to run it
+    changed({ byReset, whitespace }) {
+      if (!byReset && !whitespace) python.start(); // an edit: the reader means to run it (an indent alone does not)
       if (byReset) provenance.reset(editors);
       else provenance.show(editors);
     },
@@ -73,7 +79,7 @@ export async function startEditors(doc, python, quiet = nextTask) {
       await quiet();
       const editor = await mountEditor(page.name, spec, actions, limitS, quiet);
       editor.chrome.setLimit(limitS); // the reader may have changed it while this editor mounted
-      show(editor);
+      status.show(editor);
       editors.push(editor);
       provenance.show(editors);
       performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
@@ -94,18 +100,19 @@ export async function startEditors(doc, python, quiet = nextTask) {
     }
     last = Math.min(last ?? editors.length - 1, editors.length - 1);
     performance.mark('kv:run-start');
-    const target = editors[last];
+    const target = (runTarget = editors[last]);
     for (const e of editors) {
       e.clearRun();
       e.chrome.setBusy(true);
     }
-    target.chrome.showMessage(python.state === 'loading' ? 'waiting for Python to load…' : 'running…');
     const sources = editors.slice(0, last + 1).map((e) => ({
       code: e.code(),
       name: e.title || `editor ${e.index + 1}`,
       first_line: e.firstLine,
     }));
-    const outcome = await python.run(sources, limitS, sizes);
+    const running = python.run(sources, limitS, sizes);
+    status.tell(target); // (after run(): a Python started already shows the run's stage alone)
+    const outcome = await running;
     busy = false;
     for (const e of editors) e.chrome.setBusy(false);
     const reported = report(outcome, last, t0);
@@ -166,3 +173,30 @@ export async function startEditors(doc, python, quiet = nextTask) {
     stop: () => python.stop('stop'),
   };
 }
+
+/**
+ * Python's status on every editor of `editors` (a list that grows as they mount), from `python`'s state, kept anew
+ * every TICK_MS while it starts or runs (the elapsed times); the editor `target()` returns (the one whose Run is in
+ * progress, or null) says the stages under it. {show(editor)}: show it on an editor just mounted; {tell(editor)}:
+ * say the stages under it now.
+ */
+function statusLine(python, editors, target) {
+  let ticker = null;
+  const show = (editor, now = performance.now()) => editor.chrome.setStatus(statusOf(python, now));
+  const tell = (editor, now = performance.now()) =>
+    editor.chrome.showMessage(stagesLine(python.timeline, now) || 'running…');
+  const refresh = () => {
+    const now = performance.now();
+    for (const e of editors) show(e, now);
+    const editor = target();
+    if (editor && (python.state === 'loading' || python.state === 'running')) tell(editor, now);
+  };
+  python.onState = (state, detail) => {
+    refresh();
+    const going = state === 'loading' || state === 'running';
+    if (going && !ticker) ticker = setInterval(refresh, TICK_MS);
+    if (!going && ticker) ticker = clearInterval(ticker) ?? null;
+  };
+  return { show, tell };
+}
+

@@ -44,6 +44,11 @@ export function saveEdit(page, index, code, base) {
   write(editKey(page, index), code === base ? null : { code, base });
 }
 
+/** Whether any of the editors `indices` of `page` has the reader's code. */
+export function hasEdits(page, indices) {
+  return indices.some((index) => loadEdit(page, index) !== null);
+}
+
 export function clearEdit(page, index) {
   write(editKey(page, index), null);
 }

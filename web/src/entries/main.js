@@ -1,10 +1,17 @@
-// The browser runtime of every page: draws the figure from the Scene embedded at build time (#kv-scene) into
-// #kv-figure, exposes window.kernelviz, and loads the editors (editors.js) once the figure is drawn, at quiet
-// moments (starting them costs the main thread frames): the bundle is fetched and compiled first (modulepreload),
-// then run at a quiet moment, and it mounts its editors one quiet moment each. A quiet moment is a task of its
-// own when no step is animating and the browser is idle; once the reader reaches for an editor (focus or pointer
-// in an editor block), every moment is: the rest loads at once, still a task at a time. Python itself (Pyodide) is
-// not fetched until the reader reaches for it: see editors/session.js.
+// The browser runtime of every page, in two parts. The figure's part runs as soon as the figure is parsed (the page
+// loads this module async, after the figure and its Scene and before the text): it draws the figure from the Scene
+// embedded at build time (#kv-scene) into #kv-figure, binds its player (Next, Play, the keys, the size form) and
+// exposes window.kernelviz, so the figure plays from the first paint. The text's part runs once the text has arrived
+// (DOMContentLoaded): bullets and CUDA blocks bound to the steps, the copy buttons, a deep link's step scrolled to.
+//
+// The editors (editors.js, ~450 KB) are not fetched on a read-only visit: each editor is the page's highlighted
+// <pre> (focusable, under a band as tall as the bar to come) until the reader reaches for one (focus or a pointer in
+// an editor block, a size not drawn in advance, kernelviz.editors()); then the bundle loads and replaces each <pre>
+// with a CodeMirror editor of the same size, a step per quiet moment. A page whose editors hold the reader's edits
+// (localStorage, editors/store.js) loads them at quiet moments without waiting, so the edits are shown and the
+// figure says it was not drawn from them. A quiet moment is a task of its own when no step is animating and the
+// browser is idle; once the reader has reached for an editor, every moment is. Python itself (Pyodide) is not
+// fetched until the reader reaches for it: see editors/session.js.
 //
 //   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
@@ -16,11 +23,14 @@
 //   window.kernelviz.sizes()                   the sizes the figure shows ({N: 8, Br: 4, Bc: 4}; {} without a form)
 //   window.kernelviz.chosenSizes()             the sizes the reader picked, which runs of the editors use, or null
 //   window.kernelviz.ranAt(sizes, edited)      a run of the editors drew the figure at `sizes` (the editors call it)
+//   window.kernelviz.editors()                 load the editors (as a reach does): a promise of their API
+//                                              (window.kernelvizEditors, see entries/editors.js), null without any
 //
 // The size form (form.kv-sizes) and the URL (#N=12&Br=4&Bc=4&step=7) re-draw the figure at other sizes: see
 // figure/page/sizes.js.
 //
-// performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable.
+// performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable,
+// 'kv:text-bound' the text's part done.
 import '../figure/figure.css';
 import '../page/layout.css';
 import '../page/print.css';
@@ -36,6 +46,8 @@ import { wireCudaBlocks } from '../page/cuda-blocks.js';
 import { wirePrint } from '../page/print.js';
 import { wireCopyCode } from '../page/copy-code.js';
 import { quietMoments, sleep } from '../lib/schedule.js';
+import { pageName } from '../editors/page.js';
+import { hasEdits } from '../editors/store.js';
 
 /** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
  * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
@@ -54,12 +66,17 @@ function embeddedScene() {
 function start() {
   performance.mark('kv:runtime-start');
   wireTheme();
-  wireCudaBlocks();
-  keyboardBullets();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
   wirePrint(figure);
   const moments = quietMoments(figure);
+  const linked = startFigure(figure, moments);
+  afterText(() => bindText(figure, moments, linked));
+}
+
+/** Draw `figure` (null: the page has none) from the embedded Scene and expose window.kernelviz. Returns whether the
+ * URL named a step (a deep link, scrolled to once the text is there). */
+function startFigure(figure, moments) {
   window.kernelviz = {
     setScene: (scene) => (figure ? figure.setScene(scene) : false),
     scene: () => (figure ? figure.scene() : null),
@@ -71,6 +88,7 @@ function start() {
     sizes: () => (sizes ? sizes.shown() : {}),
     chosenSizes: () => (sizes ? sizes.forRuns() : null),
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
+    editors: editorsAPI,
   };
   const [scene, problem] = figure ? embeddedScene() : [null, null];
   const drawn = !problem && figure && document.getElementById('kv-scene') && figure.setScene(scene, true);
@@ -81,15 +99,35 @@ function start() {
     const k = state?.step ?? null;
     if (k !== null && k !== figure.currentStep()) figure.goTo(k);
   };
+  const state = drawn ? readHash() : null; // (read first: showing a step writes the URL)
   if (drawn) {
-    const state = readHash(); // (read first: showing a step writes the URL)
     if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
     follow(state);
-    if (state?.step != null) figure.ready.then(showLinkedStep);
     addEventListener('hashchange', () => follow());
   }
+  (figure ? figure.ready : Promise.resolve()).then(() => performance.mark('kv:figure-ready'));
+  return state?.step != null;
+}
+
+/** The editors' API (window.kernelvizEditors), once the text, where the editors are, has come and their bundle has
+ * loaded (loading it, as a reach does); null on a page without editors. */
+const editorsAPI = () => afterText().then(() => loadEditors()).then((module) => module?.editors ?? null);
+
+/** `then` once the text has arrived (the document parsed); a promise of that either way. */
+function afterText(then = () => {}) {
+  if (document.readyState !== 'loading') return Promise.resolve().then(then);
+  return new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true })).then(then);
+}
+
+/** The text's part: bullets and CUDA blocks bound to `figure`'s steps (the step shown marked), then, once the figure
+ * is ready, a deep link's step (`linked`) scrolled to, and at a quiet moment what reads the whole page's layout. */
+function bindText(figure, moments, linked) {
+  wireCudaBlocks();
+  keyboardBullets();
+  figure?.bindText();
+  performance.mark('kv:text-bound');
   (figure ? figure.ready : Promise.resolve()).then(() => {
-    performance.mark('kv:figure-ready');
+    if (linked) showLinkedStep();
     // Both read or change the layout of the whole page (a long task on a long page): at a quiet moment, never while
     // a step played at once after load animates. The copy buttons' room is kept by the stylesheet.
     const settle = () => {
@@ -98,7 +136,7 @@ function start() {
     };
     if (figure) moments.quiet().then(settle);
     else settle();
-    loadEditorsLater(moments, figure);
+    loadEditorsOnReach(moments, figure);
   });
 }
 
@@ -119,7 +157,7 @@ function sizesOf(figure) {
   let sizes = null;
   const python = {
     loaded: () => window.kernelvizEditors ?? null,
-    start: () => loadEditors().then((module) => module?.editors ?? null),
+    start: editorsAPI,
   };
   sizes = new Sizes(new SizesForm(form, (wanted) => sizes.request(wanted)), figure, python);
   return sizes;
@@ -150,11 +188,11 @@ function loadEditors(figure = null) {
   return editorsLoading;
 }
 
-/** Load the editors bundle: fetched and compiled (modulepreload), then run at a quiet moment, holding back the
- * figure's steps while it evaluates; or at once on reach. */
-function loadEditorsLater({ quiet, reached }, figure) {
+/** Load the editors bundle when the reader reaches for an editor (see the top of this file); on a page whose editors
+ * hold the reader's edits, at quiet moments from now: fetched and compiled (modulepreload), then run at a quiet
+ * moment, holding back the figure's steps while it evaluates. */
+function loadEditorsOnReach({ quiet, reached }, figure) {
   if (!document.querySelector('.kv-editor')) return;
-  const url = EDITORS_URL;
   const load = () => loadEditors();
   reached.then(load);
   // A pointer in an editor block is a reach for Python too; the editors start it once they run, but one that
@@ -165,9 +203,11 @@ function loadEditorsLater({ quiet, reached }, figure) {
     load().then((module) => module?.wantPython?.());
   };
   document.addEventListener('pointerdown', pointer);
+  const indices = [...document.querySelectorAll('.kv-editor')].map((e, i) => Number(e.dataset.editor ?? i));
+  if (!hasEdits(pageName(document), indices)) return;
   let preloaded = false;
   const fetched = new Promise((resolve) => {
-    const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: url });
+    const link = Object.assign(document.createElement('link'), { rel: 'modulepreload', href: EDITORS_URL });
     link.onload = () => resolve((preloaded = true));
     link.onerror = resolve; // a failed fetch is the import's to report (it fetches again: no steps held for that)
     document.head.append(link);

@@ -5,19 +5,25 @@
 // its parts, bytes downloaded) or {type: 'failed', message} once, then for each run {type: 'started', id} and
 // {type: 'result', id, result, ms}, or {type: 'crashed', id, message} when Python itself failed (the runner
 // catches the reader's errors; this is Pyodide dying, e.g. out of stack). A run sent while Python loads waits for
-// it.
+// it. While it loads, {type: 'stage', stage} says when the download is over and Pyodide starts ('start': every byte
+// counted has come, or every file fetched has) and when kernelviz is written and imported ('code'); see editors/stages.js.
 import { countDownloads } from '../worker/downloads.js';
 import { loadPython } from '../worker/python.js';
 
 /* global __PYODIDE_FILES__ */
 const t0 = performance.now();
-const downloaded = countDownloads(__PYODIDE_FILES__, ({ loaded, total }) =>
-  postMessage({ type: 'progress', loaded, total }),
-);
-const python = loadPython(new URL('./', import.meta.url));
+let started = false;
+const downloaded = countDownloads(__PYODIDE_FILES__, ({ loaded, total, fetched }) => {
+  postMessage({ type: 'progress', loaded, total });
+  if (started || (loaded < total && !fetched)) return;
+  started = true;
+  postMessage({ type: 'stage', stage: 'start' });
+});
+const python = loadPython(new URL('./', import.meta.url), (stage) => postMessage({ type: 'stage', stage }));
 python.then(
   ({ phases }) => {
-    postMessage({ type: 'progress', ...downloaded() });
+    const { loaded, total } = downloaded();
+    postMessage({ type: 'progress', loaded, total });
     postMessage({ type: 'ready', ms: performance.now() - t0, phases, bytes: downloaded().loaded });
   },
   (error) => postMessage({ type: 'failed', message: String(error?.message || error) }),

@@ -155,6 +155,13 @@ export class Figure {
     if (byUser) for (const fn of this.listeners) fn(k);
   }
 
+  /** The text has arrived (the figure may be drawn before it): bind its bullets and CUDA blocks to the steps shown
+   * now, and mark the current step's. */
+  bindText() {
+    this.bindings.refresh(this.drawing?.steps || []);
+    this.bindings.mark(this.step, false);
+  }
+
   drawBound(items) {
     this.drawing.drawBound(items);
   }

@@ -9,19 +9,24 @@
 const name = (url) => new URL(url, location.href).pathname.split('/').pop();
 
 /**
- * Count the worker's downloads from now on: `onProgress({loaded, total})` follows them, at most every
- * `everyMs` and once more whenever a file ends. Returns () => {loaded, total} now.
+ * Count the worker's downloads from now on: `onProgress({loaded, total, fetched})` follows them, at most every
+ * `everyMs` and once more whenever a file ends; `fetched` is whether every expected file that is fetched (not
+ * imported: not .mjs) has come whole (the byte count can lag behind it: imported modules are counted from resource
+ * entries, which come late on a busy machine). Returns () => {loaded, total, fetched} now.
  */
 export function countDownloads(expected, onProgress, everyMs = 100) {
   let loaded = 0;
   let total = Object.values(expected).reduce((a, b) => a + b, 0);
   let last = 0;
   const fetched = new Set(); // the names counted as streams (their resource entries must not count them again)
+  const whole = new Set(); // the names whose stream has ended
+  const streamed = Object.keys(expected).filter((file) => !file.endsWith('.mjs'));
+  const now = () => ({ loaded, total, fetched: streamed.every((file) => whole.has(file)) });
   const report = (force = false) => {
-    const now = performance.now();
-    if (!force && now - last < everyMs) return;
-    last = now;
-    onProgress({ loaded, total });
+    const t = performance.now();
+    if (!force && t - last < everyMs) return;
+    last = t;
+    onProgress(now());
   };
 
   const fetchOriginal = globalThis.fetch;
@@ -37,7 +42,10 @@ export function countDownloads(expected, onProgress, everyMs = 100) {
         report();
         controller.enqueue(chunk);
       },
-      flush: () => report(true),
+      flush: () => {
+        whole.add(name(url));
+        report(true);
+      },
     });
     const { status, statusText, headers } = response;
     return new Response(response.body.pipeThrough(counting), { status, statusText, headers });
@@ -55,5 +63,5 @@ export function countDownloads(expected, onProgress, everyMs = 100) {
     }).observe({ type: 'resource', buffered: true });
   }
   report(true);
-  return () => ({ loaded, total });
+  return now;
 }

@@ -43,9 +43,10 @@ function writeFiles(pyodide, files) {
 /**
  * Load Pyodide from `assets`/pyodide/ and kernelviz from `assets`/py/. Resolves to {run, phases}: run(sources, sizes)
  * -> RunResult dict (`sizes`, optional: {N: 12, ...} overriding the kernel's figlib.sizes defaults), and phases the
- * milliseconds each part of loading took.
+ * milliseconds each part of loading took. `onStage('code')` is called once Pyodide has started, as kernelviz's
+ * files are written and imported.
  */
-export async function loadPython(assets) {
+export async function loadPython(assets, onStage = () => {}) {
   const phases = {};
   let t = performance.now();
   const lap = (name) => {
@@ -63,6 +64,7 @@ export async function loadPython(assets) {
     stderr: () => {},
   });
   lap('pyodide');
+  onStage('code');
   pyodide.setStdin({ error: true }); // input() raises instead of waiting for a prompt a worker cannot show
   writeFiles(pyodide, await files);
   lap('files');
