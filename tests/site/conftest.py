@@ -72,6 +72,16 @@ def build_site(tmp_path, fake_dist, cuda_dir):
 
 
 @pytest.fixture
+def scene_cache_dir(tmp_path, monkeypatch):
+    """An empty scene cache of this test's own (kernelviz.site.scene_cache.CACHE), so no scene comes from another's."""
+    from kernelviz.site import scene_cache
+
+    folder = tmp_path / "cache"
+    monkeypatch.setattr(scene_cache, "CACHE", folder)
+    return folder
+
+
+@pytest.fixture
 def figure_md():
     """Markdown of a figure: two editors drawing a step list with steps 'start', 'load Q0', 'load K0'."""
     return FIGURE

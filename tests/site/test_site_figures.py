@@ -16,7 +16,7 @@ def parsed(tmp_path, files):
     return [pages.parse(tmp_path / name, md, diagnostics) for name in files], diagnostics
 
 
-def test_each_page_gets_a_figure_and_no_other_attribute(tmp_path, fake_dist, figure_md, cache):
+def test_each_page_gets_a_figure_and_no_other_attribute(tmp_path, fake_dist, figure_md, scene_cache_dir):
     broken = page('```pie title="Oops"\nraise ValueError("no")\n```\n')
     site, diagnostics = parsed(
         tmp_path, {"a.md": page(figure_md), "k.md": kernel_page(), "b.md": broken, "t.md": page("x")}

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from kernelviz.runner import Source, run
-from kernelviz.site import prerender, scene_cache
+from kernelviz.site import prerender
 from tests.site.test_site_build import page
 
 KERNEL = """\
@@ -34,13 +34,6 @@ def kernel_page(front="sizes: {N: [1, 5], Bc: [1, 3]}\nprerender: {Bc: [2, 3]}\n
     return page('Text.\n\n```pie title="The kernel"\n' + KERNEL + "```\n", front="title: A page\n" + front.rstrip())
 
 
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setattr(scene_cache, "CACHE", folder)
-    return folder
-
-
 def test_combinations_keep_the_defaults_first_and_at_most_six_tiles_or_splits():
     ranges = {"N": (1, 24), "Br": (1, 8), "Bc": (1, 8)}
     combos = prerender.combinations({"N": 8, "Br": 4, "Bc": 4}, ranges, {"Br": [2, 4], "Bc": [2, 4]})
@@ -53,7 +46,7 @@ def test_combinations_keep_the_defaults_first_and_at_most_six_tiles_or_splits():
     assert prerender.name({"N": 8, "Br": 4, "Bc": 4}) == "N8-Br4-Bc4"
 
 
-def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, cache):
+def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, scene_cache_dir):
     result, out = build_site({"k.md": kernel_page()}, strict=True)
     assert result.warnings == []
     html = (out / "k.html").read_text()
@@ -76,15 +69,15 @@ def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, cach
         assert json.loads((out / f"scenes/k/N{n}-Bc{b}.json").read_text()) == drawn
 
 
-def test_a_second_build_takes_the_scenes_from_the_cache(build_site, cache, monkeypatch, tmp_path):
+def test_a_second_build_takes_the_scenes_from_the_cache(build_site, scene_cache_dir, monkeypatch, tmp_path):
     build_site({"k.md": kernel_page()})
-    assert len(list(cache.glob("*.json"))) == 5 * 2 - 1  # every combination but the defaults, refused ones too
+    assert len(list(scene_cache_dir.glob("*.json"))) == 5 * 2 - 1  # all but the defaults, refused ones too
     monkeypatch.setattr(prerender, "run_batches", lambda *a, **k: pytest.fail("ran editors again"))
     _, out = build_site({"k.md": kernel_page()}, out=tmp_path / "again")
     assert len(list((out / "scenes" / "k").glob("*.json"))) == 8
 
 
-def test_front_matter_that_disagrees_with_the_kernel_is_a_warning(build_site, cache):
+def test_front_matter_that_disagrees_with_the_kernel_is_a_warning(build_site, scene_cache_dir):
     result, out = build_site({"k.md": kernel_page("sizes: {N: [1, 5], Br: [1, 3]}\n")})
     (warning,) = result.warnings
     assert "front matter sizes: names N, Br, but the kernel's sizes() names N, Bc" in warning.message

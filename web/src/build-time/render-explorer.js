@@ -51,6 +51,7 @@ function selectedOptions(node) {
 }
 
 globalThis.kvRenderExplorer = () => {
+  globalThis.document = documentShim; // its own: other build-time bundles in the same V8 set theirs
   const root = container();
   const explorer = numbered(() => mount(root, { location: { search: '', hash: '' }, history: { replaceState() {} } }));
   const kvx = root.children[0];

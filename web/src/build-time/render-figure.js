@@ -26,6 +26,7 @@ globalThis.requestAnimationFrame = () => 0;
 const stillPlayer = (current) => ({ current, on() {} });
 
 globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
+  globalThis.document = documentShim; // its own: other build-time bundles in the same V8 set theirs
   documentShim.querySelector = (selector) => (selector === 'h1' && title ? { textContent: title } : null);
   const box = container();
   const drawing = new Drawing(box, 'kv-grid-1', scene, nodesById(scene));
