@@ -1,8 +1,10 @@
 """Flash decoding: split K/V along the sequence, run FlashAttention on each split in parallel, then combine.
 
-The K/V tiles (Tc = ceil(N_kv / Bc) of them) are dealt to n_splits contiguous splits, split s owning tiles
-[s*Tc // n_splits, (s+1)*Tc // n_splits), so no split is empty (n_splits <= Tc). Query rows are tiled by Br as
-in FlashAttention 2; decoding is the case N = 1.
+The K/V tiles (Tc = ceil(N_kv / Bc) of them) are dealt to n_splits contiguous splits as flash-attn's split-KV
+kernel deals them: T = ceil(Tc / n_splits) tiles a split, split s owning tiles [s*T, min((s+1)*T, Tc)). Trailing
+splits may own none (4 tiles in 3 splits: 2, 2, 0); such a split still reads Qi and writes m = -inf, l = 0, O = 0,
+as the split kernel of cuda/flash_decoding.cu does. Query rows are tiled by Br as in FlashAttention 2; decoding is
+the case N = 1.
 
     split kernel, one block per (block i of query rows, split s):
         load Qi;  run the online softmax over the split's K/V tiles (as FA2: m_i, l_i, Oi in SRAM)
@@ -33,8 +35,10 @@ from .ledger import Ledger
 
 
 def split_tiles(n_tiles, n_splits):
-    """The K/V tile indices of each split: a list of n_splits ranges covering range(n_tiles) in order."""
-    return [range(s * n_tiles // n_splits, (s + 1) * n_tiles // n_splits) for s in range(n_splits)]
+    """The K/V tile indices of each split: a list of n_splits ranges covering range(n_tiles) in order, each of
+    ceil(n_tiles / n_splits) tiles but the last ones (shorter, or empty)."""
+    per = -(-n_tiles // n_splits)
+    return [range(min(s * per, n_tiles), min((s + 1) * per, n_tiles)) for s in range(n_splits)]
 
 
 def flash_decoding(

@@ -1,7 +1,10 @@
 // Flash decoding (Dao, Haziza, Massa, Sizov, 2023), in float32: one query row per (batch·head) against N keys.
 //
-// Two kernels. fd_split: block (s, bh) runs the online softmax over its own slice [s*S, s*S + S) of K and V and
-// writes an unnormalized partial O_partial = sum_j e^(q·k_j*scale - m) v_j, its max m and its sum l to HBM.
+// Two kernels. fd_split: block (s, bh) runs the online softmax over its own whole tiles of K and V, tiles
+// [s*tiles_per_split, (s+1)*tiles_per_split) of the ceil(N/Bc), tiles_per_split = ceil(ceil(N/Bc) / n_splits) (the
+// partition of flash-attn's split-KV kernel, n_blocks_per_split), and writes an unnormalized partial
+// O_partial = sum_j e^(q·k_j*scale - m) v_j, its max m and its sum l to HBM. Trailing splits may own no tile: such a
+// split writes O = 0, m = -inf, l = 0, which the combine weighs by e^(-inf) = 0.
 // fd_combine: block bh merges the n_splits partials with one more rescale, O = sum_s e^(m_s - m_g) O_s / l_g.
 //
 // Memory levels: HBM is every pointer argument, SRAM is every __shared__ variable, registers are the locals.
@@ -16,7 +19,7 @@
 template <int Bc, int D>
 __global__ void fd_split(const float* Q, const float* K, const float* V,
                          float* O_partial, float* m_partial, float* l_partial,
-                         int N, float scale, int n_splits, int S) {  // S: keys per split
+                         int N, float scale, int n_splits, int tiles_per_split) {
     int s = blockIdx.x, bh = blockIdx.y, tid = threadIdx.x;
     Q += (long)bh*D;                                    // one query row per (batch·head)
     K += (long)bh*N*D; V += (long)bh*N*D;
@@ -24,7 +27,8 @@ __global__ void fd_split(const float* Q, const float* K, const float* V,
     m_partial += (long)bh*n_splits + s;
     l_partial += (long)bh*n_splits + s;
 
-    int n_start = s*S, n_end = min(n_start + S, N);     // this split's keys: [n_start, n_end), maybe empty
+    int n_start = s*tiles_per_split*Bc;                 // this split's keys: [n_start, n_end), whole tiles,
+    int n_end = min(n_start + tiles_per_split*Bc, N);   // the last one maybe short; empty when n_start >= N
 
     // SRAM: the query, one K/V tile, its scores and the carries, 4*(2*D + 2*Bc*D + Bc + 3) bytes
     __shared__ float Qi[D], Kj[Bc][D], Vj[Bc][D], Sij[Bc];

@@ -116,9 +116,9 @@ def shared_memory(algo, sizes):
 
 def host_formulas(kernel):
     """{name: C expression over a page's figure sizes (N, Bc, splits, ...)} of the kernel arguments the host derives
-    from them, under the names the kernel uses: flash decoding's S, the keys per split (split_size)."""
+    from them, under the names the kernel uses: flash decoding's tiles_per_split (see tiles_per_split)."""
     if kernel == "flash_decoding":
-        return {"S": "(N + splits - 1)/splits", "n_splits": "splits"}
+        return {"tiles_per_split": "((N + Bc - 1)/Bc + splits - 1)/splits", "n_splits": "splits"}
     if kernel == "paged_decoding":  # the page's figure draws one K/V head, its H_q query heads the group
         return {"PAGE": "page_size", "G": "H_q", "H_kv": "1", "n_splits": "splits"}
     return {}
@@ -175,9 +175,12 @@ def check_grid(launch):
             )
 
 
-def split_size(n, n_splits):
-    """S, the keys per split of flash decoding: ceil(n / n_splits); trailing splits may be short or empty."""
-    return -(-n // n_splits)
+def tiles_per_split(n, bc, n_splits):
+    """The K/V tiles each split of flash decoding owns: ceil(ceil(n / bc) / n_splits), flash-attn's split-KV
+    partition (n_blocks_per_split). Split s owns tiles [s*T, (s+1)*T) of the ceil(n / bc), so the last of its tiles
+    may be short, and trailing splits may own none (e.g. 4 tiles in 3 splits: 2, 2, 0)."""
+    tiles = -(-n // bc)
+    return -(-tiles // n_splits)
 
 
 def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=STATIC_SHARED_LIMIT, thread_limits=None):
@@ -336,11 +339,12 @@ def outputs(kernel, bh, n, d, n_splits=1, tiles=None):
     }
 
 
-def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1):
+def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1, bc=None):
     """Each launch's arguments, in the order of its __global__ signature: arrays by name (the names of `inputs`
     and `outputs`) and scalars as np.int32 (C int) or np.float32 (C float); `n_kv` (default n): FA1's and FA2's
-    keys. The GPU launcher fills the names in with device arrays; the tests check the kinds against the compiled
-    kernels' signatures. Paged decoding: n is max_pages, `kv_heads` H_kv."""
+    keys; `bc`: flash decoding's K/V tile (the splits own whole tiles; required for it). The GPU launcher fills the
+    names in with device arrays; the tests check the kinds against the compiled kernels' signatures. Paged
+    decoding: n is max_pages, `kv_heads` H_kv."""
     n32, scale32 = np.int32(n), np.float32(scale)
     n_kv32 = np.int32(n if n_kv is None else n_kv)
     if kernel == "fa2":
@@ -356,9 +360,11 @@ def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1)
         ]
     if kernel == "flash_decoding":
         partial = ("O_partial", "m_partial", "l_partial")
+        if bc is None:
+            raise ValueError("flash decoding's arguments need bc, the K/V tile its splits are made of")
         splits = np.int32(n_splits)
         return [
-            ("Q", "K", "V", *partial, n32, scale32, splits, np.int32(split_size(n, n_splits))),
+            ("Q", "K", "V", *partial, n32, scale32, splits, np.int32(tiles_per_split(n, bc, n_splits))),
             (*partial, "O", splits),
         ]
     if kernel == "paged_decoding":

@@ -134,7 +134,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
-        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads)
+        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
     ]
     calls = [
         (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)

@@ -36,6 +36,6 @@ of kind K darkens through @K-1 .. @K-4, one shade per tile folded in; stale valu
 from . import layout
 from .memory import look
 from .record import Figure
-from .sizing import sizes
+from .sizing import sizes, split_tiles
 
-__all__ = ["Figure", "layout", "look", "sizes"]
+__all__ = ["Figure", "layout", "look", "sizes", "split_tiles"]

@@ -194,7 +194,7 @@ def draw(fig, name, unit=layout.UNIT):
         s = fig.steps[k]
         turns = [[after + n, s.events[x].n, s.events[x].of] for n, x in enumerate(fig.slots)
                  if x in s.events and s.events[x].of > 1]  # fmt: skip
-        steps.append({"label": s.key, "key": s.key, "at": s.at, "caption": s.caption, "start": diff(last, start),
+        steps.append({"label": s.label, "key": s.key, "at": s.at, "caption": s.caption, "start": diff(last, start),
                       "move": diff(start, move), "end": diff(move, end), "stagger": turns})  # fmt: skip
         last = end
     figure = pie.diagram(json.dumps(initial), out=f"{name}_figure")

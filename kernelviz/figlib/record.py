@@ -8,10 +8,10 @@
     fig.copy(Q[0], Qi); fig.step('load Q', 'load Q0', i=0)       # reads Q0's bytes from HBM
     fig.draw('fa2')                                              # lays out from the sizes, draws with pie
 
-Each action records into the step being built; ``step(action, caption, **at)`` ends it with its key
-(``action`` then each loop index as ``name=value``: ``'load K,V i=0 j=1'``), its loop indices ``at`` and its
-caption in words. The HBM counter adds the bytes of every tile copied from or to HBM, and of every HBM tile
-``reset`` writes.
+Each action records into the step being built; ``step(action, caption, label=None, **at)`` ends it with its key
+(``action`` then each loop index as ``name=value``: ``'load K,V i=0 j=1'``), its loop indices ``at``, its label in
+the step list (in words, with the tensors' names: ``'block 0 · j = 1 · load K1, V1'``) and its caption. The
+HBM counter adds the bytes of every tile copied from or to HBM, and of every HBM tile ``reset`` writes.
 """
 
 from .layout import UNIT
@@ -30,10 +30,11 @@ class Event:
 
 class Step:
     """One recorded step: its key, loop indices and caption; what every slot holds at its end (`holds`); how the
-    step changed the slots (`events`); the block in view (`block`: (square, slots) or None); HBM bytes so far."""
+    step changed the slots (`events`); the block in view (`block`: (square, slots) or None); HBM bytes so far; its
+    label in the step list (by default its key)."""
 
-    def __init__(self, key, at, caption, holds, events, block, hbm):
-        self.key, self.at, self.caption = key, at, caption
+    def __init__(self, key, at, caption, holds, events, block, hbm, label=None):
+        self.key, self.at, self.caption, self.label = key, at, caption, label or key
         self.holds, self.events, self.block, self.hbm = holds, events, block, hbm
 
 
@@ -174,15 +175,20 @@ class Figure:
         first, (holds, _) = self.steps[0], self._settle()
         self.steps[0] = Step(first.key, first.at, first.caption, holds, {}, self.block, self.hbm_bytes)
 
-    def step(self, action, caption, **at):
+    def step(self, action, caption, label=None, **at):
         """End the step being recorded. Its key is `action` followed by each loop index of `at` as name=value
-        ('load K,V i=0 j=1'); `caption` says in words what it does. Keys need not be unique; square brackets are
-        not allowed in them (they are Markdown-hostile)."""
+        ('load K,V i=0 j=1'): what bullets and CUDA blocks bind to. `label` names it in the step list, in words
+        with the tensors' names ('block 0 · j = 1 · load K1, V1'; by default the key); `caption` says in a sentence
+        what it does. Keys need not be unique; square brackets are not allowed in keys or labels (they are
+        Markdown-hostile: a bullet names a step as [step: KEY])."""
         key = " ".join([action, *(f"{n}={v}" for n, v in at.items())])
-        if "[" in key or "]" in key:
-            raise ValueError(f"step: {key!r}: a step's key has no square brackets")
+        if label is not None and (not isinstance(label, str) or not label.strip()):
+            raise ValueError(f"step: {key!r}: label must be a non-empty string, got {label!r}")
+        for what, text in (("key", key), ("label", label or "")):
+            if "[" in text or "]" in text:
+                raise ValueError(f"step: {text!r}: a step's {what} has no square brackets")
         holds, changes = self._settle()
-        self.steps.append(Step(key, dict(at), caption, holds, changes, self.block, self.hbm_bytes))
+        self.steps.append(Step(key, dict(at), caption, holds, changes, self.block, self.hbm_bytes, label))
 
     def _settle(self):
         """End what is being recorded: each pending change becomes what its slot holds. (What every slot holds now,

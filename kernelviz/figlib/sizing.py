@@ -69,3 +69,12 @@ def _named(sizes, where):
 def used():
     """{name: value} of the last call of sizes() since the runner started, in its order; {} when none."""
     return dict(_used)
+
+
+def split_tiles(tiles, splits):
+    """Flash decoding's partition of `tiles` K/V tiles among `splits` splits, as flash-attn's split-KV kernel deals
+    them (n_blocks_per_split): ceil(tiles / splits) whole tiles a split, in order, so trailing splits may own fewer
+    or none (4 tiles in 3 splits: [0, 1], [2, 3], []). A list of `splits` ranges of tile indices. The same partition
+    as attention.flash_decoding.split_tiles and cuda/flash_decoding.cu's tiles_per_split (tested equal)."""
+    per = -(-tiles // splits)
+    return [range(min(s * per, tiles), min((s + 1) * per, tiles)) for s in range(splits)]

@@ -90,3 +90,18 @@ def test_over_budget_names_the_tiles_that_do_not_fit():
         standard_attention(q, k, v, Br=32, Bc=32, sram_budget=20000)
     with pytest.raises(ValueError, match="^sram_budget:"):
         Ledger(sram_budget=-1)
+
+
+@pytest.mark.parametrize(
+    ("n_kv", "Bc", "n_splits", "owned"),
+    [(16, 4, 3, [[0, 1], [2, 3], []]), (20, 3, 3, [[0, 1, 2], [3, 4, 5], [6]]), (16, 4, 4, [[0], [1], [2], [3]])],
+)
+def test_flash_decoding_splits_own_whole_tiles_as_flash_attn_deals_them(n_kv, Bc, n_splits, owned):
+    """ceil(Tc / n_splits) tiles a split (flash-attn's n_blocks_per_split), written out by hand: 4 tiles in 3 splits
+    are 2, 2 and none; the empty split still reads the query row and writes its partials (m = -inf, l = 0, O = 0)."""
+    q, k, v = qkv(1, 1, 4, n_kv)
+    ledger = flash_decoding(q, k, v, Br=1, Bc=Bc, n_splits=n_splits).ledger
+    for s, tiles in enumerate(owned):
+        mine = [t for t in ledger.transfers if t.kernel == "split" and t.block == (0, s)]
+        assert [t.tile for t in mine if t.tensor == "K"] == tiles, s
+        assert [t.tensor for t in mine if t.tensor not in ("K", "V")] == ["Q", "O_partial", "m_partial", "l_partial"]

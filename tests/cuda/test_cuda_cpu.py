@@ -1,5 +1,7 @@
 """The .cu kernels, unchanged, run on the CPU through the shim and agree with attention/'s float64 reference."""
 
+import math
+
 import numpy as np
 import pytest
 from cuda_cases import TOL, lse_err, needs_gxx, qkv, rel_err
@@ -78,10 +80,11 @@ def test_an_empty_cache_gives_zeros(kernel, causal):
         assert (out["l"] == 0).all() and np.isneginf(out["m"]).all()
 
 
-def split_reference(q, k, v, n_splits):
-    """Per split s, in float64: m_s, l_s and the unnormalized O_s over keys [s*S, s*S + S), S = ceil(N/n_splits)."""
+def split_reference(q, k, v, n_splits, bc):
+    """Per split s, in float64: m_s, l_s and the unnormalized O_s over keys [s*S, s*S + S), S = T*bc, where each
+    split owns T = ceil(ceil(N/bc) / n_splits) whole tiles of bc keys (flash-attn's split-KV partition)."""
     bh, n, d = k.shape
-    size = -(-n // n_splits)
+    size = math.ceil(math.ceil(n / bc) / n_splits) * bc
     o = np.zeros((bh, n_splits, d))
     m, ell = np.full((bh, n_splits), -np.inf), np.zeros((bh, n_splits))
     scores = np.einsum("bd,bnd->bn", q[:, 0].astype(np.float64), k.astype(np.float64)) / np.sqrt(d)
@@ -101,9 +104,23 @@ def split_reference(q, k, v, n_splits):
 def test_flash_decoding_matches_reference(n, d, n_splits):
     q, k, v = qkv(3, n, d, decode=True, seed=2)
     out = cpu.run("flash_decoding", q, k, v, n_splits=n_splits)
+    check_splits(out, q, k, v, n_splits, kernels.default_tiles("flash_decoding", d)[1])
+
+
+@pytest.mark.parametrize(("n", "bc", "n_splits"), [(16, 4, 3), (20, 3, 3), (17, 4, 2), (8, 1, 6)])
+def test_flash_decoding_splits_own_whole_tiles(n, bc, n_splits):
+    """Small tiles, where keys per split and tiles per split differ: 4 tiles in 3 splits own 2, 2 and none (the
+    last split writes m = -inf, l = 0, O = 0); 7 tiles of 3 keys in 3 splits own 3, 3, 1 (keys 0-8, 9-17, 18-19)."""
+    q, k, v = qkv(2, n, 16, decode=True, seed=5)
+    out = cpu.run("flash_decoding", q, k, v, n_splits=n_splits, tiles=(1, bc))
+    check_splits(out, q, k, v, n_splits, bc)
+
+
+def check_splits(out, q, k, v, n_splits, bc):
+    """The kernel's output is attention, and each split's partials are those of its own keys (split_reference)."""
     o_ref, _ = attention_fp64(q, k, v)
     assert rel_err(out["O"], o_ref) <= TOL
-    o_s, m_s, l_s = split_reference(q, k, v, n_splits)
+    o_s, m_s, l_s = split_reference(q, k, v, n_splits, bc)
     assert np.array_equal(np.isneginf(out["m_partial"]), np.isneginf(m_s))  # empty splits, and only they
     live = np.isfinite(m_s)
     assert rel_err(out["m_partial"][live], m_s[live]) <= TOL

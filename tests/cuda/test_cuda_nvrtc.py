@@ -66,7 +66,7 @@ def test_launch_arguments_match_the_compiled_signatures(kernel):
     kernel adds into); np.int32 is an int and np.float32 a float."""
     launches = kernels.plan(kernel, 2, 130, 64, n_splits=3)
     build = nvrtc.build(kernel, [launch.name for launch in launches], compile.ARCHS[-1])
-    arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3)
+    arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3, bc=64)
     assert len(arguments) == len(launches)
     read = set(kernels.inputs(kernel, 2, 130, 64))
     for launch, args in zip(launches, arguments, strict=True):

@@ -164,7 +164,8 @@ def test_an_off_by_one_read_past_the_last_key_is_caught():
 
 
 def test_an_off_by_one_split_boundary_is_caught():
-    source = plant("flash_decoding", "n_end = min(n_start + S, N);", "n_end = min(n_start + S + 1, N);")
+    line = "n_end = min(n_start + tiles_per_split*Bc, N);"
+    source = plant("flash_decoding", line, line.replace(", N)", " + 1, N)"))
     failed = failures("flash_decoding", source, n_splits=3)  # the first key of the next split counted twice
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)
 

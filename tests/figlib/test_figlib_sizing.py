@@ -45,3 +45,21 @@ def test_an_old_size_name_works_with_a_warning_naming_the_new_one():
     result = run(["from kernelviz.figlib import sizes\nprint(*sizes(N=8, splits=2))\n"], sizes={"n_splits": 3})
     assert result.ok and result.stdout == "8 3\n" and result.sizes == {"N": 8, "splits": 3}
     assert "sizes (given to the runner): n_splits is now called splits" in result.stderr
+
+
+def test_split_tiles_is_the_partition_of_the_ledger_and_of_the_kernel():
+    """One partition of the K/V tiles everywhere (issue 32): the figure library's, the NumPy ledger's and the CUDA
+    host's tiles_per_split (flash-attn's n_blocks_per_split) agree for every tile count and split count to 12; the
+    ranges cover the tiles in order, each ceil(tiles / splits) long but the trailing ones (which may be empty)."""
+    from kernelviz.attention.flash_decoding import split_tiles as ledger_split_tiles
+    from kernelviz.cuda.kernels import tiles_per_split
+    from kernelviz.figlib import split_tiles
+
+    for tiles in range(1, 13):
+        for splits in range(1, 13):
+            owned = split_tiles(tiles, splits)
+            assert owned == ledger_split_tiles(tiles, splits)
+            per = tiles_per_split(tiles * 4, 4, splits)
+            assert [list(r) for r in owned] == [list(range(tiles))[s * per : (s + 1) * per] for s in range(splits)]
+    assert [list(r) for r in split_tiles(4, 3)] == [[0, 1], [2, 3], []]
+    assert [list(r) for r in split_tiles(7, 3)] == [[0, 1, 2], [3, 4, 5], [6]]

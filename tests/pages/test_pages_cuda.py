@@ -142,17 +142,19 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
 
 
 def test_flash_decoding_blocks_compute_the_split_and_tile_from_the_host_formulas(site):
-    """S, the keys per split, is the host's ceil(N / splits) (data-host, for the browser too); with it the split's
-    first key and the tile's first key get their values: N = 16 keys in 2 splits of S = 8, tiles of Bc = 4."""
+    """tiles_per_split, the whole K/V tiles a split owns, is the host's ceil(ceil(N / Bc) / splits) (data-host, for
+    the browser too); with it the split's first key and the tile's first key get their values: N = 16 keys in tiles
+    of Bc = 4, 2 splits of 2 tiles. At N = 20, Bc = 3, splits = 3 that is 3 tiles a split (7 tiles: 3, 3, 1)."""
     page = site["flash-decoding.html"]
     opened = "".join(inner for _, inner in blocks(page))
     notes = set(re.findall(r'<span class="kv-note" data-name="[^"]+" data-expr="[^"]*">// ([^<]*)<', opened))
-    assert {"n_start = 0*S = 0", "col0 = n_start + 1*Bc = 4", "n_end = min(n_start + S, N) = 8"} <= notes
+    assert {"n_start = 0*tiles_per_split*Bc = 0", "col0 = n_start + 1*Bc = 4"} <= notes
+    assert "n_end = min(n_start + tiles_per_split*Bc, N) = 8" in notes
     hosts = {a.get("data-host") for a, _ in blocks(page) if a["data-cite"].startswith("flash_decoding.cu#split")}
     assert hosts == {json.dumps(kernels.host_formulas("flash_decoding"), separators=(",", ":"))}
-    assert step_at_eval(kernels.host_formulas("flash_decoding")["S"], {"N": 17, "splits": 3}) == kernels.split_size(
-        17, 3
-    )
+    per = kernels.host_formulas("flash_decoding")["tiles_per_split"]
+    assert step_at_eval(per, {"N": 20, "Bc": 3, "splits": 3}) == kernels.tiles_per_split(20, 3, 3) == 3
+    assert step_at_eval(per, {"N": 16, "Bc": 4, "splits": 3}) == kernels.tiles_per_split(16, 4, 3) == 2
 
 
 def step_at_eval(expr, values):

@@ -138,10 +138,11 @@ int run(const Args& a) {
     Buffer Op("O_partial", size_t(a.BH) * a.n_splits * D), mp("m_partial", size_t(a.BH) * a.n_splits);
     Buffer lp("l_partial", mp.n), O("O", Q.n);
     Q.read(), K.read(), V.read();
-    int S = (a.N + a.n_splits - 1) / a.n_splits;  // keys per split
+    int tiles_per_split = ((a.N + Bc - 1) / Bc + a.n_splits - 1) / a.n_splits;  // kernels.tiles_per_split
     dim3 block{unsigned(a.threads), 1, 1};
     kvshim::launch(fd_split<Bc, D>, dim3{unsigned(a.n_splits), unsigned(a.BH), 1}, block, a.schedule, Q.ptr(),
-                   K.ptr(), V.ptr(), Op.ptr(), mp.ptr(), lp.ptr(), a.N, a.scale, a.n_splits, S);
+                   K.ptr(), V.ptr(), Op.ptr(), mp.ptr(), lp.ptr(), a.N, a.scale, a.n_splits,
+                   tiles_per_split);
     kvshim::launch(fd_combine<D>, dim3{unsigned(a.BH), 1, 1}, block, a.schedule, Op.ptr(), mp.ptr(), lp.ptr(),
                    O.ptr(), a.n_splits);
     return finish({&Q, &K, &V}, {&Op, &mp, &lp, &O});
