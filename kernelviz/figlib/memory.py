@@ -9,6 +9,8 @@ A ``Tensor`` is a matrix in HBM cut into tiles of ``tile`` rows (the last one ra
 counter adds up when a tile is read or written.
 """
 
+from .sizing import used
+
 BYTES = 4  # float32
 
 
@@ -43,15 +45,49 @@ class Slot:
 
 
 class Tensor(list):
-    """The tiles of a matrix in HBM, in order (a list of Slots), with its name, rows and columns."""
+    """The tiles of a matrix in HBM, in order (a list of Slots), with its name, rows and columns. Indexing past the
+    last tile raises IndexError saying how many tiles there are at which sizes, and which size gives more."""
 
     def __init__(self, name, rows, cols, tile, tiles):
         super().__init__(tiles)
         self.name, self.rows, self.cols, self.tile = name, rows, cols, tile
 
+    def __getitem__(self, index):
+        if isinstance(index, int) and not -len(self) <= index < len(self):
+            raise IndexError(too_few_tiles(self, index))
+        return super().__getitem__(index)
+
     @property
     def bytes(self):
         return self.rows * self.cols * BYTES
+
+
+def size_name(value):
+    """The name of the size `value` is: its own (a ``sizing.Size``), or that of the only size the kernel's
+    ``sizes`` call gave this value; None when there is none or several."""
+    if getattr(value, "name", None):
+        return value.name
+    names = [n for n, v in used().items() if v == value]
+    return names[0] if len(names) == 1 else None
+
+
+def too_few_tiles(tensor, index):
+    """Why `tensor`[`index`] is not a tile, in the reader's sizes: 'K[2]: K has 2 tiles at N = 8, Bc = 4 (K[0] to
+    K[1]); 3 tiles need N = 12: set it in the size form beside the figure, or in sizes(...)'. A size is named
+    when it came from ``sizes`` (a ``sizing.Size``) or is the only size of its value, else given as rows."""
+    name, count, rows, tile = tensor.name, len(tensor), tensor.rows, tensor.tile
+    rows_name, tile_name = size_name(rows), size_name(tile)
+    at = f"{rows_name} = {rows}" if rows_name else f"{rows} rows"
+    at += f", {tile_name} = {tile}" if tile_name else f" in tiles of {tile}" if tile != 1 else ""
+    have = f"{name}[0] to {name}[{count - 1}]" if count > 1 else f"only {name}[0]"
+    says = f"{name}[{index}]: {name} has {count} tile{'s' if count != 1 else ''} at {at} ({have})"
+    if index < 0:
+        return says
+    need = (index + 1) * tile
+    if not rows_name:
+        return f"{says}; {index + 1} tiles need {need} rows"
+    where = "set it in the size form beside the figure, or in sizes(...)"
+    return f"{says}; {index + 1} tiles need {rows_name} = {need}: {where}"
 
 
 def tile_rows(rows, tile):

@@ -102,7 +102,10 @@ class Figure:
         """From this step on, SRAM shows the shared memory of block `block` (an index into the grid): `slots`
         (with their cells), empty, as they are when a block starts."""
         if not 0 <= block < self.count:
-            raise ValueError(f"zoom: block {block} is not in the grid of {self.count} blocks (fig.blocks(count))")
+            raise ValueError(
+                f"zoom: block {block} is not in the grid of {self.count} blocks (fig.blocks(count)): a loop over "
+                "more blocks than the sizes give; change the sizes in the form beside the figure or in sizes(...)"
+            )
         shown = flat(slots)
         self.block = (block, shown + [c for s in shown for c in s.cells])
         for s in self.block[1]:

@@ -6,7 +6,9 @@ returns the defaults in the order they are named, each replaced by the size of t
 (``runner.run(sources, sizes={"N": 12})``: the size form of the page, a prerendered scene, a test). The names and
 the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has. The names
 are the glossary's (``kernelviz.glossary``): an old one (``n_splits``) works, with a warning naming the new one
-(``splits``) on stderr, and the size is then given and remembered under the new name.
+(``splits``) on stderr, and the size is then given and remembered under the new name. Each value is a ``Size``: an
+int that knows its name, so that the figure library can say which size to change when a loop asks for a tile a
+tensor does not have ("K has 2 tiles at N = 8, Bc = 4").
 """
 
 import sys
@@ -15,6 +17,20 @@ from .. import glossary
 
 _given = {}  # name -> int: what the runner was given for the run in progress
 _used = {}  # name -> int: what the last call of sizes() returned
+
+
+class Size(int):
+    """A size the kernel editor was given: an int (arithmetic on it gives plain ints) with its `name` ('N')."""
+
+    def __new__(cls, value, name):
+        size = super().__new__(cls, value)
+        size.name = name
+        return size
+
+    def __repr__(self):
+        return int.__repr__(self)
+
+    __str__ = __repr__
 
 
 def _checked(func, name, value):
@@ -54,7 +70,7 @@ def sizes(**defaults):
         )
     _used.clear()
     _used.update({n: given.get(n, d) for n, d in defaults.items()})
-    return tuple(_used.values())
+    return tuple(Size(v, n) for n, v in _used.items())
 
 
 def _named(sizes, where):
@@ -71,10 +87,23 @@ def used():
     return dict(_used)
 
 
+class _Dealt(list):
+    """split_tiles' list: indexing past the last split says how many splits there are, and which size makes more."""
+
+    def __getitem__(self, index):
+        if isinstance(index, int) and not -len(self) <= index < len(self):
+            n = len(self)
+            raise IndexError(
+                f"split {index}: there are {n} splits at splits = {n} (0 to {n - 1}); {index + 1} splits need "
+                f"splits = {index + 1}: set it in the size form beside the figure, or in sizes(...)"
+            )
+        return super().__getitem__(index)
+
+
 def split_tiles(tiles, splits):
     """Flash decoding's partition of `tiles` K/V tiles among `splits` splits, as flash-attn's split-KV kernel deals
     them (n_blocks_per_split): ceil(tiles / splits) whole tiles a split, in order, so trailing splits may own fewer
     or none (4 tiles in 3 splits: [0, 1], [2, 3], []). A list of `splits` ranges of tile indices. The same partition
     as attention.flash_decoding.split_tiles and cuda/flash_decoding.cu's tiles_per_split (tested equal)."""
     per = -(-tiles // splits)
-    return [range(min(s * per, tiles), min((s + 1) * per, tiles)) for s in range(splits)]
+    return _Dealt(range(min(s * per, tiles), min((s + 1) * per, tiles)) for s in range(splits))

@@ -80,6 +80,13 @@ class Page:
                 return out
         return {}
 
+    def step_label(self, k):
+        """The label of step `k` of the page's figure (see ``steps``), or None."""
+        for node in (self.scene or {}).get("nodes", []):
+            if node.get("kind") == "step_list":
+                return node["steps"][k].get("label") if 0 <= k < len(node["steps"]) else None
+        return None
+
     def step_keys(self):
         """The keys of the steps of the page's figure (see ``steps``)."""
         for node in (self.scene or {}).get("nodes", []):

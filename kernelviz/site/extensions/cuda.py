@@ -97,6 +97,8 @@ def _render(page, attrs, body, line, context):
         data += f' data-step="{k}"'
         if step.get("key"):
             data += f' data-step-key="{escapeHtml(step["key"])}"'
+            if step.get("label"):
+                data += f' data-step-label="{escapeHtml(step["label"])}"'
         at = step_at.indices(step)
     data += f' data-cite="{escapeHtml(cite)}"'
     kernel = next((k for k, f in kernels.FILES.items() if f == excerpt.filename), None)

@@ -2,11 +2,14 @@
 
     - [step: load Q i=0] Qi = Q[i]; Oi = 0; mi = -inf; li = 0
 
-renders as ``<li data-step="K" data-step-key="load Q i=0">Qi = Q[i]; …</li>``: the marker is removed; KEY is a
+renders as ``<li data-step="K" data-step-key="load Q i=0" data-step-label="block 0 · load Q0">Qi = Q[i]; …</li>``:
+the marker is removed; KEY is a
 step's ``key`` (its meaning, e.g. ``load K,V i=0 j=1``) or, for figures whose steps have no keys, its ``label``,
 in the step list of the Scene the page's editors drew (the first step list; step 0 is the initial figure). K is the
 index of the first step of that name in the built figure; ``data-step-key`` is written when KEY is a key, and the
-browser then plays the first step with that key in the figure as it is now (other sizes, an edited kernel). An
+browser then plays the first step with that key in the figure as it is now (other sizes, an edited kernel), or,
+when the figure now has no keys (the seed pages' own code, pasted and run), the first step with the label the step
+had in the built figure (``data-step-label``: the pages label their steps in the seeds' words). An
 unknown name is a warning naming the page and line. CUDA blocks resolve their ``step=`` the same way.
 """
 
@@ -59,3 +62,5 @@ def resolve(page, context):
                 token.attrSet("data-step", str(k))
                 if name in page.step_keys():
                     token.attrSet("data-step-key", name)
+                    if page.step_label(k):
+                        token.attrSet("data-step-label", page.step_label(k))

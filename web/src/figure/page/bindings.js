@@ -6,8 +6,20 @@
 // A key names the first step with that key in the figure shown now: `refresh(steps)` (each new Scene: other sizes,
 // the kernel edited and run) gives each keyed element the number of that step as data-step, or, when no step has
 // its key any more, takes data-step away and shows the element disabled (aria-disabled="true") with the reason.
+// A figure whose steps have no keys at all (the seed pages' own code, pasted into an editor and run) is bound by
+// label instead: the element's data-step-label, the label its step had in the built figure, which the pages write
+// in the seeds' words ("block 0 · j = 1 · load K1, V1").
 
 const GONE = 'kv-step-gone'; // the class of the reason shown beside a disabled element
+
+/** Map of each value of `field` in `steps` to the index of the first step with it. */
+function firstOf(steps, field) {
+  const first = new Map();
+  steps.forEach((step, k) => {
+    if (step[field] !== undefined && !first.has(step[field])) first.set(step[field], k);
+  });
+  return first;
+}
 
 export class Bindings {
   constructor(root, goTo) {
@@ -24,15 +36,13 @@ export class Bindings {
     return [...this.root.querySelectorAll('[data-step]')].filter((node) => !node.closest('.kv-figure'));
   }
 
-  /** Bind each keyed element to the first of `steps` with its key (see above). */
+  /** Bind each keyed element to the first of `steps` with its key, or its label when no step has a key (above). */
   refresh(steps) {
-    const first = new Map();
-    steps.forEach((step, k) => {
-      if (step.key !== undefined && !first.has(step.key)) first.set(step.key, k);
-    });
+    const byKey = firstOf(steps, 'key');
+    const byLabel = byKey.size ? null : firstOf(steps, 'label');
     for (const node of this.root.querySelectorAll('[data-step-key]')) {
       if (node.closest('.kv-figure')) continue;
-      const k = first.get(node.dataset.stepKey);
+      const k = byLabel ? byLabel.get(node.dataset.stepLabel) : byKey.get(node.dataset.stepKey);
       const reason = [...node.children].find((c) => c.classList.contains(GONE));
       if (k !== undefined) {
         node.dataset.step = String(k);
@@ -43,7 +53,8 @@ export class Bindings {
       delete node.dataset.step;
       node.classList.remove('kv-current');
       node.setAttribute('aria-disabled', 'true');
-      const text = `no step “${node.dataset.stepKey}” in the figure now`;
+      const name = byLabel ? node.dataset.stepLabel ?? node.dataset.stepKey : node.dataset.stepKey;
+      const text = `no step “${name}” in the figure now`;
       if (reason) reason.textContent = text;
       else {
         const span = Object.assign(document.createElement('span'), { className: GONE, textContent: text });
