@@ -25,7 +25,13 @@ as name=value, in loop order, e.g. ``load K,V i=0 j=1``. The pages use:
     Flash decod.  zoom s=S · load q s=S · load K,V s=S j=J · fill Sij s=S j=J · update m,l,O s=S j=J
                   · write partials s=S · zoom combine · combine m · combine l · combine O · write O
     Online softm. load x,V i=I · max i=I · update d,o i=I · write O
-A step's ``at`` holds its loop indices ({"i": 0, "j": 1}); its ``caption`` says what it does in words.
+A step's ``at`` holds its loop indices ({"i": 0, "j": 1}); its ``caption`` says what it does in a sentence; its
+``label`` names it in the step list in words with the tensors' names, as the seed pages do ("block 0 · j = 1 · load
+K1, V1"): a page's bullets keep that label too, and bind by it when a figure has no keys (the seeds' own code).
+
+``sizes`` returns ints that know their names, so that a loop past the last tile of a tensor says which size gives
+more ("K[2]: K has 2 tiles at N = 8, Bc = 4 ..."); ``split_tiles(tiles, splits)`` is flash decoding's partition of
+the K/V tiles (flash-attn's: ceil(tiles / splits) whole tiles a split, trailing splits maybe empty).
 
 Colours are palette names (kernelviz/pie/palette.json): a tensor of kind K is drawn @K-fill outlined @K; a carry
 of kind K darkens through @K-1 .. @K-4, one shade per tile folded in; stale values are @stale; scores alternate

@@ -91,8 +91,8 @@ def embedded(html_text, script_id):
     return json.loads(match.group(1))
 
 
-def step_labels(scene):
-    return [s["label"] for node in scene["nodes"] if node["kind"] == "step_list" for s in node["steps"]]
+def step_labels(scene, field="label"):
+    return [s[field] for node in scene["nodes"] if node["kind"] == "step_list" for s in node["steps"]]
 
 
 def traces(html_text):
@@ -115,22 +115,25 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
     bound = re.findall(r"^\s*- \[step: ([^\]]+)\]", source, re.M)
     steps = [int(k) for k in re.findall(r'<li data-step="(\d+)"', page)]
     assert len(steps) == len(bound) > 5
-    assert [labels[k] for k in steps] == bound, "each bullet plays the step its label names"
+    keys = step_labels(scene, "key")
+    assert [keys[k] for k in steps] == bound, "each bullet plays the step its key names"
     assert "[step:" not in page
 
 
 def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
     page = built["flash-attention-1"]
-    labels = step_labels(embedded(page, "kv-scene"))
+    keys = step_labels(embedded(page, "kv-scene"), "key")
     blocks = re.findall(
-        r'<details class="kv-cuda" data-step="(\d+)"(?: data-step-key="[^"]*")? data-cite="fa1\.cu#(\w+)"', page
+        r'<details class="kv-cuda" data-step="(\d+)"(?: data-step-key="[^"]*")?(?: data-step-label="[^"]*")? '
+        r'data-cite="fa1\.cu#(\w+)"',
+        page,
     )
     assert list(dict.fromkeys(name for _, name in blocks)) == list(FA1_REGIONS)
     # each region sits on the step that does what it does
     action = {"setup": "init", "load_kv": "load K,V", "load_q_carries": "load Q,O,l,m", "scores": "fill Sij"}
     action |= {"update": "update m,l,O", "write_back": "write O,l,m"}
     for k, name in blocks:
-        assert action[name] in labels[int(k)], (name, labels[int(k)])
+        assert action[name] in keys[int(k)], (name, keys[int(k)])
     assert page.count('class="kv-code kv-missing"') == 0
 
 

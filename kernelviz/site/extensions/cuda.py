@@ -3,8 +3,9 @@ Its code is the cited region of ``kernelviz/cuda/FILE.cu``, shown with the lines
 loops and function around it and the declarations of the names it uses, the lines between elided: regions.excerpt),
 highlighted, collapsed under "CUDA implementation", with a link to its place on the whole kernel's page:
 
-    <details class="kv-cuda" data-step="K" data-step-key="KEY" data-cite="fa2.cu#load_kv" data-at='{"j":1}'
-             [data-host='{"S":"(N + splits - 1)/splits"}']      (kernel arguments the host derives from the sizes)
+    <details class="kv-cuda" data-step="K" data-step-key="KEY" data-step-label="LABEL" data-cite="fa2.cu#load_kv"
+             data-at='{"j":1}'
+             [data-host='{"tiles_per_split":"((N + Bc - 1)/Bc + splits - 1)/splits"}']   (arguments the host derives)
              data-code='{"lines": [...], "region": [45, 52], "notes": [...]}'>   (what the block shows: cuda-code.js)
       <summary>CUDA implementation</summary> [<p class="kv-cuda-title">…</p>]
       <p class="kv-cuda-where"><a href="fa2.cu.html#load_kv">fa2.cu, lines 45–52</a> in the whole kernel</p>
