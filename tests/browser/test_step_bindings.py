@@ -18,8 +18,8 @@ from tests.seeds import seed_editors
 
 SEED_OF = {"flash-attention-2": "000_cccafdd90e3922fa.txt", "flash-decoding": "003_713ded16edfff9f4.txt"}
 
-# For each bound CUDA block of a K/V load: its step, the values its notes print, and the K tile the figure shows in
-# SRAM at that step (the lowest text reading K<t>: HBM's tiles are above it).
+# For each bound CUDA block of a K/V load, opened: its step, the values its notes print, and the K tile the figure
+# shows in SRAM at that step (the lowest text reading K<t>: HBM's tiles are above it).
 KEYS_AT_LOADS = """async () => {
   const out = [];
   const value = (block, name) => {
@@ -30,6 +30,7 @@ KEYS_AT_LOADS = """async () => {
   for (const block of document.querySelectorAll('.kv-cuda[data-step]')) {
     if (!/#(split_)?load_kv$/.test(block.dataset.cite)) continue;
     const k = Number(block.dataset.step);
+    if (!block.open) block.querySelector('summary').click(); // rendered when opened (page/cuda-blocks.js)
     await window.kernelviz.goTo(k);
     let tile = null, lowest = -Infinity;
     for (const t of document.querySelectorAll('#kv-figure svg .kv-nodes text')) {

@@ -3,7 +3,8 @@ page's size form (front matter ``sizes:``).
 
 The figure's side is what the kernel editor recorded (kernelviz.figlib): the tiles a step copies from HBM, a K tile
 t of Bc keys being keys [t*Bc, t*Bc + its rows), a Q tile likewise rows. The CUDA side is what the page prints under
-a block (kernelviz.site.step_at.notes, with the host's arguments, kernels.host_formulas): ``col0`` and ``cols``
+a block (its notes, kernelviz.site.step_at.notes, valued at the sizes by the page's own renderer, run by the builder:
+kernelviz.site.cuda_render; with the host's arguments, kernels.host_formulas): ``col0`` and ``cols``
 (keys [col0, col0 + cols); without ``cols`` the kernel masks keys past N: [col0, min(col0 + Bc, N))), ``row0``
 likewise, and for a split of flash decoding ``n_start`` and ``n_end``, the keys its tiles must cover together (none
 when n_end <= n_start: a split that owns no tile). Every step whose action has a CUDA block on the page is checked,
@@ -13,13 +14,16 @@ not only the step the block is bound to: at other sizes a key names another tile
 
 import functools
 import itertools
+import re
 from unittest import mock
 
 import pytest
 
 from kernelviz.cuda import kernels, regions
 from kernelviz.figlib.record import Figure
-from kernelviz.site import step_at
+from kernelviz.site import cuda_code, cuda_render, step_at
+from kernelviz.site.build import WEB_DIST
+from kernelviz.site.extensions import cuda
 from tests.pages.kernel_pages import Page
 
 PAGES = {"flash-attention-1": "fa1", "flash-attention-2": "fa2", "flash-decoding": "flash_decoding"}
@@ -66,17 +70,37 @@ def copied(fig, step):
 
 
 @functools.cache
-def excerpt_of(cite):
-    return regions.excerpt(cite)
+def cited(cite):
+    """(the block's data but its step, the kernel's lines as tokens) of a CUDA block citing `cite`, as the builder
+    writes them (site.extensions.cuda)."""
+    excerpt = regions.excerpt(cite)
+    file = {"page": cuda_code.page_of(excerpt.filename),
+            "lines": cuda_code.tokens(excerpt.source, excerpt.filename, excerpt.numbers)}  # fmt: skip
+    return excerpt, {"lines": cuda.shown(excerpt), "region": [excerpt.first, excerpt.last]}, file
 
 
-def cuda_values(kernel, cite, at, sizes):
-    """{name: value} of the notes the page prints under a block citing `cite` at a step with indices `at`."""
-    known = dict(sizes)
-    known.update({n: step_at.evaluate(e, known) for n, e in kernels.host_formulas(kernel).items()})
-    excerpt = excerpt_of(cite)
-    notes = step_at.notes(excerpt.source, excerpt.numbers, at, {n: v for n, v in known.items() if v is not None})
-    return {name: value for line in notes.values() for name, _, value in line if value is not None}
+NOTE = re.compile(r'<span class="kv-note" data-name="(\w+)" data-expr="[^"]*">// \w+ = [^<]*? = (-?\d+)</span>')
+KEYS = {"col0", "row0", "n_start"}  # the notes that say which keys or rows a step has
+
+
+@functools.cache
+def notes(cite, at):
+    """step_at.notes of a block citing `cite` at a step with indices `at` (a tuple of pairs)."""
+    excerpt = cited(cite)[0]
+    return step_at.notes(excerpt.source, excerpt.numbers, dict(at))
+
+
+def cuda_values(kernel, todo, sizes):
+    """[{name: value}] of the notes the page prints under each block of `todo` ([(cite, at)]): the browser's own
+    renderer (web/src/page/cuda-code.js, run by the builder's V8: cuda_render), in one call for all of them."""
+    host, blocks, lines = kernels.host_formulas(kernel), [], {}
+    for cite, at in todo:
+        _, data, file = cited(cite)
+        lines.update(file["lines"])
+        blocks.append({**data, "notes": notes(cite, tuple(at.items())), "at": at, "host": host})
+    file = {"page": cited(todo[0][0])[2]["page"], "lines": lines}  # one kernel file a page
+    htmls = cuda_render.htmls(blocks, file, sizes, WEB_DIST)
+    return [{name: int(value) for name, value in NOTE.findall(html)} for html in htmls]
 
 
 def check(page, kernel, sizes, fig):
@@ -87,25 +111,30 @@ def check(page, kernel, sizes, fig):
             at = step_at.indices({"label": block["step"]})
             cites.setdefault(action(block["step"], at), set()).add(block["cite"])
     n, compared, split_keys, split_span = sizes["N"], 0, {}, {}
+    todo = []  # (cite, step, the tiles it copies), for the blocks whose notes name keys or rows
     for step in fig.steps[1:]:
         tiles = copied(fig, step)
         if "s" in step.at and "K" in tiles:
             split_keys.setdefault(step.at["s"], []).append(tiles["K"])
         for cite in sorted(cites.get(action(step.key, step.at), ())):
-            values = cuda_values(kernel, cite, step.at, sizes)
-            where = f"{page.slug} at {sizes}, step {step.key!r} ({step.label}), {cite}"
-            if "col0" in values and "K" in tiles:
-                col0 = values["col0"]
-                keys = range(col0, col0 + values["cols"] if "cols" in values else min(col0 + sizes["Bc"], n))
-                assert tiles["K"] == keys, f"{where}: the figure loads keys {tiles['K']}, the CUDA notes {keys}"
-                compared += 1
-            if "row0" in values and "Q" in tiles:
-                row0 = values["row0"]
-                rows = range(row0, min(row0 + sizes["Br"], n))
-                assert tiles["Q"] == rows, f"{where}: the figure loads rows {tiles['Q']}, the CUDA notes {rows}"
-                compared += 1
-            if "n_start" in values and "n_end" in values:
-                split_span[step.at["s"]] = range(values["n_start"], max(values["n_start"], values["n_end"]))
+            if KEYS & {note[1] for note in notes(cite, tuple(step.at.items()))}:
+                todo.append((cite, step, tiles))
+    found = cuda_values(kernel, [(cite, step.at) for cite, step, _ in todo], sizes) if todo else []
+    for (cite, step, tiles), values in zip(todo, found, strict=True):
+        where = f"{page.slug} at {sizes}, step {step.key!r} ({step.label}), {cite}"
+        assert KEYS & set(values), f"{where}: the page's notes give no value to {sorted(KEYS)}"
+        if "col0" in values and "K" in tiles:
+            col0 = values["col0"]
+            keys = range(col0, col0 + values["cols"] if "cols" in values else min(col0 + sizes["Bc"], n))
+            assert tiles["K"] == keys, f"{where}: the figure loads keys {tiles['K']}, the CUDA notes {keys}"
+            compared += 1
+        if "row0" in values and "Q" in tiles:
+            row0 = values["row0"]
+            rows = range(row0, min(row0 + sizes["Br"], n))
+            assert tiles["Q"] == rows, f"{where}: the figure loads rows {tiles['Q']}, the CUDA notes {rows}"
+            compared += 1
+        if "n_start" in values and "n_end" in values:
+            split_span[step.at["s"]] = range(values["n_start"], max(values["n_start"], values["n_end"]))
     for s, span in split_span.items():  # a split's tiles, together, are its keys (none for an empty split)
         assert list(itertools.chain(*split_keys.get(s, []))) == list(span), f"{page.slug} at {sizes}: split {s}"
         compared += 1

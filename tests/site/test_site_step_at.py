@@ -45,13 +45,13 @@ def test_the_values_are_computed_where_the_sizes_allow_and_carried_down():
     assert "// masked" not in text
     without_sizes = opened("fa1.cu#scores", {"j": 1, "i": 0}, {})
     assert "// col0 = 1*Bc" in without_sizes and "// col0 = 1*Bc =" not in without_sizes
-    carried = opened("flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "S": 4})
-    assert "// n_start = 1*S = 4" in carried and "// col0 = n_start + 1*Bc = 8" in carried
+    carried = opened("flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "tiles_per_split": 1})
+    assert "// n_start = 1*tiles_per_split*Bc = 4" in carried and "// col0 = n_start + 1*Bc = 8" in carried
 
 
 def test_a_step_that_does_not_run_gets_no_values():
     """A step the figure does not have at the sizes shown: its block says so, and gives no values (#32)."""
-    text = opened("flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "S": 4}, runs=False)
+    text = opened("flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "tiles_per_split": 1}, runs=False)
     assert text.startswith("// this step: s = 1, j = 1 · this pass does not run at these sizes\n")
     assert "// col0 = n_start + 1*Bc  " in text and "= 8" not in text and "// j = 1" in text
 

@@ -11,7 +11,7 @@
 //           notes: [[n, name] | [n, name, expr, over], ...],   declarations on line n the step gives a value:
 //                  [n, name]: the step's own index (data-at); [n, name, expr, over]: `name = expr`, the indices put
 //                  in, worth a note when it names a noted name of `over` (see blockNotes)
-//           at: {j: 1}, host: {S: "(N + splits - 1)/splits"}}   the step's indices, the host's derived arguments
+//           at: {j: 1}, host: {tiles_per_split: "..."}}   the step's indices, the host's derived arguments
 //   file:  {page: "fa2.cu.html", lines: {"12": [cls, text, cls, text, ...]}}   each line as Pygments' tokens: a
 //          class ('' for plain text) and its text; class "n@19" is a name declared on line 19, linked to it
 //
