@@ -51,7 +51,9 @@ def test_the_values_are_computed_where_the_sizes_allow_and_carried_down():
 
 def test_a_step_that_does_not_run_gets_no_values():
     """A step the figure does not have at the sizes shown: its block says so, and gives no values (#32)."""
-    text = opened("flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "tiles_per_split": 1}, runs=False)
+    text = opened(
+        "flash_decoding.cu#split_load_kv", {"s": 1, "j": 1}, {"N": 16, "Bc": 4, "tiles_per_split": 1}, runs=False
+    )
     assert text.startswith("// this step: s = 1, j = 1 · this pass does not run at these sizes\n")
     assert "// col0 = n_start + 1*Bc  " in text and "= 8" not in text and "// j = 1" in text
 
