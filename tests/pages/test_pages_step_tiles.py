@@ -24,12 +24,17 @@ from kernelviz.figlib.record import Figure
 from kernelviz.site import cuda_code, cuda_render, step_at
 from kernelviz.site.build import WEB_DIST
 from kernelviz.site.extensions import cuda
-from tests.pages.kernel_pages import Page
+from tests.pages.kernel_pages import KERNEL_PAGES, Page
 
-PAGES = {"flash-attention-1": "fa1", "flash-attention-2": "fa2", "flash-decoding": "flash_decoding"}
+PAGES = {
+    "flash-attention-1": "fa1",
+    "flash-attention-2": "fa2",
+    "flash-attention-2-backward": "fa2_bwd",
+    "flash-decoding": "flash_decoding",
+}
 
 
-SAMPLED_N = (1, 7, 13, 16)  # FA1, FA2: every tile size at these N (ragged, even), a tenth of the time of all N
+SAMPLED_N = (7, 16)  # FA1, FA2 and its backward: every tile size at these N (ragged, even)
 
 
 def all_sizes(page):
@@ -171,3 +176,13 @@ def test_the_issues_sizes_split_the_keys_as_flash_attn_does():
                     loads[step.at["s"]].append(e.src.name)
         assert loads == owned, sizes
         assert check(page, "flash_decoding", sizes, fig) > 0
+
+
+@pytest.mark.parametrize("slug", KERNEL_PAGES)
+def test_every_kernel_pages_step_list_is_in_words(slug):
+    """Item 4: a step's label is words with the tensors' names, never its key ('load K,V i=0 j=1'); the labels are
+    unique, so a figure without keys (the seeds' code) can be bound by them."""
+    steps = Page(slug).steps
+    labels = [s["label"] for s in steps]
+    assert len(set(labels)) == len(labels)
+    assert [s for s in steps[1:] if s["label"] == s["key"] or re.search(r"\b[ijs]=\d", s["label"])] == []
