@@ -134,8 +134,7 @@ def test_the_seeds_own_code_keeps_every_bullet_and_cuda_block_live(shared_page, 
     seed = seeds_dir / SEED_OF[slug]
     page = shared_page
     page.goto(f"{site_url}/{slug}.html")
-    page.wait_for_function("window.kernelvizEditors && window.kernelvizEditors.editors.length > 1")
-    start_python(page, PYTHON_READY_S)
+    start_python(page, PYTHON_READY_S)  # mounts the editors first, as a reader's reach would
     if slug == "flash-decoding":
         sizes = {"N": 20, "Bc": 3, "splits": 3}
         for name, value in sizes.items():
