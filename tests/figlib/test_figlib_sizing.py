@@ -45,3 +45,13 @@ def test_an_old_size_name_works_with_a_warning_naming_the_new_one():
     result = run(["from kernelviz.figlib import sizes\nprint(*sizes(N=8, splits=2))\n"], sizes={"n_splits": 3})
     assert result.ok and result.stdout == "8 3\n" and result.sizes == {"N": 8, "splits": 3}
     assert "sizes (given to the runner): n_splits is now called splits" in result.stderr
+
+
+def test_a_size_whose_default_is_0_may_be_0_and_only_it():
+    switch = "from kernelviz.figlib import sizes\nN, causal = sizes(N=8, causal=0)\nprint(N, causal)"
+    assert run([switch], sizes={"causal": 0}).stdout == "8 0\n"
+    assert run([switch], sizes={"causal": 1}).stdout == "8 1\n"
+    err = run([switch], sizes={"causal": -1}).error
+    assert err.message == "sizes (given to the runner): causal must be a whole number at least 0, got -1"
+    err = run([switch], sizes={"N": 0}).error
+    assert err.message == "sizes (given to the runner): N must be a whole number at least 1, got 0"
