@@ -2,7 +2,7 @@
 draws the prerendered masked figure (Python kept out); the URL restores it on load; at the last step the HBM counter
 equals `kernelviz trace ... --causal --json` (run here, independent of the page); no step loads a tile the mask
 hides whole; and when S fills on the diagonal tile, exactly the cells the mask hides are drawn masked (@paper in
-@edge), none without the mask."""
+@edge), none without the mask. N_kv follows N in the form while the two are equal."""
 
 import pytest
 from figure_page import HBM_BYTES, open_figure, without_python
@@ -57,4 +57,9 @@ def test_causal_from_the_form_and_the_url_masks_tiles_and_cells(reading, site_ur
     assert page.locator("form.kv-sizes input[name=causal]").input_value() == "1"
     keys = go(page, fill)
     assert page.evaluate(MASKED) == masked and skipped not in keys
+    page.locator("form.kv-sizes input[name=N]").fill("12")  # N_kv follows N while they are equal
+    wait_applied(page, {**causal, "N": 12, "N_kv": 12})
+    keys = page.evaluate(STEP_KEYS)
+    page.evaluate("(k) => window.kernelviz.goTo(k)", len(keys) - 1)
+    assert page.evaluate(HBM_BYTES) == ledger_total(slug, {**causal, "N": 12, "N_kv": 12})
     assert page.errors == []
