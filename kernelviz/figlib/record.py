@@ -18,7 +18,7 @@ from .layout import UNIT
 from .memory import BYTES, Slot, Tensor, flat, look, tile_rows
 
 SHADES = 4  # a carry darkens one shade per tile folded into it, up to @kind-4
-MASKED = {"fill": "@paper", "stroke": "@edge", "masked": True}  # a score the causal mask hides
+MASKED = {"fill": "@paper", "stroke": "@edge"}  # a score the causal mask hides
 
 
 class Event:
@@ -148,7 +148,7 @@ class Figure:
     def fill(self, slot, masked=None):
         """The cells of `slot` (Sij) fill one after another, in the other shade than the tile before. `masked`: a
         function (row, col) -> bool of the cells a mask hides (their score is -inf): they are drawn masked, empty
-        (@paper) with a dashed @edge outline (``MASKED``), and fill in their turn with the others."""
+        (@paper) in an @edge outline (``MASKED``), in their turn among the others."""
         level = (self.now(slot.cells[0]) or look())["level"] + 1
         self.paint(slot.cells, in_turn=True, fill=f"@s-{2 - level % 2}", stroke="@s", level=level, stale=False)
         if masked is not None:
