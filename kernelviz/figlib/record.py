@@ -18,6 +18,7 @@ from .layout import UNIT
 from .memory import BYTES, Slot, Tensor, flat, look, tile_rows
 
 SHADES = 4  # a carry darkens one shade per tile folded into it, up to @kind-4
+MASKED = {"fill": "@paper", "stroke": "@edge"}  # a score the causal mask hides
 
 
 class Event:
@@ -148,10 +149,16 @@ class Figure:
             shown = label or (s.name if hbm else "")
             self.paint(s, label=shown, fill="@paper", stroke=f"@{s.kind}", level=0, stale=False)
 
-    def fill(self, slot):
-        """The cells of `slot` (Sij) fill one after another, in the other shade than the tile before."""
+    def fill(self, slot, masked=None):
+        """The cells of `slot` (Sij) fill one after another, in the other shade than the tile before. `masked`: a
+        function (row, col) -> bool of the cells a mask hides (their score is -inf): they are drawn masked, empty
+        (@paper) in an @edge outline (``MASKED``), in their turn among the others."""
         level = (self.now(slot.cells[0]) or look())["level"] + 1
         self.paint(slot.cells, in_turn=True, fill=f"@s-{2 - level % 2}", stroke="@s", level=level, stale=False)
+        if masked is not None:
+            for n, cell in enumerate(slot.cells):
+                if masked(*divmod(n, slot.cols)):
+                    self.pending[cell].after.update(MASKED)
 
     def update(self, *slots, label=None):
         """Each slot absorbs one more tile: it turns a shade darker (@kind-1 to @kind-4) and is no longer stale;

@@ -1,6 +1,7 @@
 """The sizes a kernel editor draws at: its defaults, overridden by the sizes the runner was given.
 
     N, Br, Bc = sizes(N=8, Br=4, Bc=4)   # in the kernel editor
+    N, causal = sizes(N=8, causal=0)     # a size whose default is 0 may be 0: a switch (0 off, 1 on)
 
 returns the defaults in the order they are named, each replaced by the size of that name the runner was given
 (``runner.run(sources, sizes={"N": 12})``: the size form of the page, a prerendered scene, a test). The names and
@@ -33,9 +34,9 @@ class Size(int):
     __str__ = __repr__
 
 
-def _checked(func, name, value):
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ValueError(f"{func}: {name} must be a whole number at least 1, got {value!r}")
+def _checked(func, name, value, least=1):
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise ValueError(f"{func}: {name} must be a whole number at least {least}, got {value!r}")
     return value
 
 
@@ -51,17 +52,20 @@ def give(given):
 
 def sizes(**defaults):
     """The sizes named by `defaults` (name=default), in that order, as a tuple: each default replaced by the size
-    of that name the runner was given. Raises ValueError when a default or a given size is not a whole number >= 1,
-    or when the
-    runner was given a size this call does not name (so a misspelt size in a URL is an error, not ignored)."""
+    of that name the runner was given. Raises ValueError when a default or a given size is not a whole number >= 1
+    (>= 0 for a size whose default is 0), or when the runner was given a size this call does not name (so a misspelt
+    size in a URL is an error, not ignored)."""
     if not defaults:
         raise TypeError("sizes: name at least one size with its default, e.g. sizes(N=8, Br=4, Bc=4)")
     defaults = _named(defaults, "sizes")
     given = _named(_given, "sizes (given to the runner)")
     for name, value in defaults.items():
-        _checked("sizes", name, value)
+        _checked("sizes", name, value, least=0 if value == 0 else 1)
+        if value == 0 and name in given:
+            _checked("sizes (given to the runner)", name, given[name], least=0)
     for name, value in given.items():
-        _checked("sizes (given to the runner)", name, value)
+        if defaults.get(name) != 0:
+            _checked("sizes (given to the runner)", name, value)
     unknown = [n for n in given if n not in defaults]
     if unknown:
         raise ValueError(

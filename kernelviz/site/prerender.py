@@ -3,8 +3,9 @@
 A page whose kernel asks for its sizes (``figlib.sizes(N=8, Br=4, Bc=4)``: the run's ``sizes``) and whose front
 matter gives the form's ranges, in the kernel's order,
 
-    sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max]
+    sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max] (min 0 for a switch such as causal)
     prerender: {Br: [2, 4], Bc: [2, 4]}             # optional: only these values of these sizes are prerendered
+                                                    # ({N_kv: [N]}: N_kv prerendered equal to N only)
 
 (sizes named as in ``kernelviz.glossary``; an old name is a warning naming the new one)
 gets in its figure's box the form
@@ -53,9 +54,11 @@ def form_spec(page, diagnostics):
         problem = f"names {', '.join(map(str, ranges))}, but the kernel's sizes() names {', '.join(asked) or 'none'}"
     else:
         for n, r in ranges.items():
-            ok = isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) and v >= 1 for v in r)
+            least = 0 if asked[n] == 0 else 1  # a size whose default is 0 may be 0 (figlib.sizes): a switch
+            ok = isinstance(r, list) and len(r) == 2 and all(isinstance(v, int) and v >= least for v in r)
             if not ok or not r[0] <= asked[n] <= r[1]:
-                problem = f"{n} must be [min, max], whole numbers >= 1 around the kernel's {n} = {asked[n]}; got {r!r}"
+                problem = f"{n} must be [min, max], whole numbers >= {least} around the kernel's {n} = {asked[n]}; "
+                problem += f"got {r!r}"
                 break
     if problem:
         diagnostics.warn(page.file, page.meta_line, f"front matter sizes: {problem}")
@@ -76,13 +79,23 @@ def named(page, key, diagnostics):
     return spec
 
 
+def tied_sizes(ranges, only):
+    """{name: the size it is tied to} of `only` (the front matter's prerender): N_kv: [N] ties N_kv to N."""
+    return {n: v[0] for n, v in (only or {}).items() if v and isinstance(v[0], str) and v[0] in ranges}
+
+
 def combinations(defaults, ranges, only=None, tiles=TILES):
     """The sizes to prerender (dicts in the form's order): see the module docstring. `only`: {name: [values]}."""
     only = only or {}
-    values = [[v for v in range(lo, hi + 1) if n not in only or v in only[n]] for n, (lo, hi) in ranges.items()]
+    tied = tied_sizes(ranges, only)
+    values = [[None] if n in tied else [v for v in range(lo, hi + 1) if n not in only or v in only[n]]
+              for n, (lo, hi) in ranges.items()]  # fmt: skip
     out = [dict(defaults)]
     for combo in itertools.product(*values):
         sizes = dict(zip(ranges, combo, strict=True))
+        sizes.update({n: sizes[to] for n, to in tied.items()})  # a size tied to another takes its value
+        if any(not ranges[n][0] <= sizes[n] <= ranges[n][1] for n in tied):
+            continue
         blocks = [math.ceil(sizes.get("N", 1) / v) for n, v in sizes.items() if n.startswith("B")]
         splits = sizes.get("splits", 1)  # a split needs a tile of its own
         if max([*blocks, splits]) <= tiles and splits <= min(blocks, default=splits) and sizes != defaults:
@@ -100,7 +113,8 @@ def prerender(site, diagnostics, limits=None):
             continue
         drawing = drawing or scene_cache.drawing_digest()  # read once a build, and only when a page has a form
         defaults, digest = dict(page.run.sizes), scene_cache.page_digest(page.editors, drawing)
-        wanted = combinations(defaults, ranges, named(page, "prerender", diagnostics))
+        only = named(page, "prerender", diagnostics)
+        wanted = combinations(defaults, ranges, only)
         drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
         for sizes in wanted[1:]:
             key = scene_cache.key(digest, sizes)
@@ -109,7 +123,7 @@ def prerender(site, diagnostics, limits=None):
                 todo.append((page, sizes, key, drawn))
             else:
                 drawn[name(sizes)] = text
-        planned[page.slug] = (ranges, defaults, wanted, drawn)
+        planned[page.slug] = (ranges, defaults, wanted, drawn, tied_sizes(ranges, only))
     if todo:
         workers = min(4, os.cpu_count() or 1)
         batches = [todo[n::workers] for n in range(workers)]
@@ -121,23 +135,25 @@ def prerender(site, diagnostics, limits=None):
                 scene_cache.keep(key, text)  # a combination the kernel refuses is remembered as such
                 drawn[name(sizes)] = text
     forms, files = {}, {}
-    for slug, (ranges, defaults, wanted, drawn) in planned.items():
+    for slug, (ranges, defaults, wanted, drawn, tied) in planned.items():
         names = [name(s) for s in wanted if drawn.get(name(s))]
         for n in names:
             files[f"scenes/{slug}/{n}.json"] = drawn[n]
-        forms[slug] = form_html(slug, ranges, defaults, names)
+        forms[slug] = form_html(slug, ranges, defaults, names, tied)
     return forms, files
 
 
-def form_html(slug, ranges, defaults, names):
-    """The size form (see the module docstring)."""
+def form_html(slug, ranges, defaults, names, tied=None):
+    """The size form (see the module docstring). `tied`: {name: size it follows while the two are equal}, written
+    as data-tied (figure/page/sizes-form.js), only when there is one."""
     inputs = "".join(  # each with its range, which the runtime's hint takes over (forms/number-field.js)
         f'<label>{n} <input name="{n}" type="number" min="{lo}" max="{hi}" step="1" value="{defaults[n]}">'
         f'<span class="kv-range">{lo} to {hi}</span></label>'
         for n, (lo, hi) in ranges.items()
     )
     listed = json.dumps(names, separators=(",", ":"))
+    follows = f" data-tied='{json.dumps(tied, separators=(',', ':'))}'" if tied else ""
     return (
-        f'<form class="kv-sizes" data-scenes="scenes/{slug}/" data-prerendered=\'{listed}\' '
+        f'<form class="kv-sizes" data-scenes="scenes/{slug}/" data-prerendered=\'{listed}\'{follows} '
         f'aria-label="Sizes of the figure">{inputs}</form>'
     )

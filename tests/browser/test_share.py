@@ -188,16 +188,16 @@ def test_link_to_this_step_opens_that_step(page, context, site_url):
 def test_link_carries_the_sizes_picked(page, context, site_url):
     open_figure(without_python(page), f"{site_url}/flash-attention-2.html")
     page.locator("form.kv-sizes input[name=Bc]").fill("2")
-    page.wait_for_selector("form.kv-sizes[data-applied='N8-Br4-Bc2']", state="attached")
+    page.wait_for_selector("form.kv-sizes[data-applied='N8-N_kv8-Br4-Bc2-causal0']", state="attached")
     go_to(page, 5)
     click_copy(page, page.get_by_role("button", name="Copy a link to this step"), "Link copied")
     link = clipboard(page)
-    assert link.endswith("flash-attention-2.html#N=8&Br=4&Bc=2&step=5")
+    assert link.endswith("flash-attention-2.html#N=8&N_kv=8&Br=4&Bc=2&causal=0&step=5")
     other = without_python(context.new_page())
     open_figure(other, link)
-    other.wait_for_selector("form.kv-sizes[data-applied='N8-Br4-Bc2']", state="attached")
+    other.wait_for_selector("form.kv-sizes[data-applied='N8-N_kv8-Br4-Bc2-causal0']", state="attached")
     other.wait_for_function("window.kernelviz.step() === 5")
-    assert other.evaluate("window.kernelviz.sizes()") == {"N": 8, "Br": 4, "Bc": 2}
+    assert other.evaluate("window.kernelviz.sizes()") == {"N": 8, "N_kv": 8, "Br": 4, "Bc": 2, "causal": 0}
     other.close()
 
 

@@ -21,9 +21,9 @@ def line_of(code, text):
 
 # slug, (old, new) in the kernel editor, the line that fails, what the error says, sizes at which the edit draws
 EDITS = [
-    ("flash-attention-2", ("Tr, Tc = -(-N // Br), -(-N // Bc)", "Tr, Tc = 2, 3"), "fig.copy([K[j], V[j]]",
-     "K[2]: K has 2 tiles at N = 8, Bc = 4 (K[0] to K[1]); 3 tiles need N = 12", {"N": 12}),
-    ("flash-attention-1", ("for i in range(Tr):", "for i in range(3):"), "fig.copy([Q[i], O[i]",
+    ("flash-attention-2", ("for j in range(Tj):", "for j in range(3):"), "fig.copy([K[j], V[j]]",
+     "K[2]: K has 2 tiles at N_kv = 8, Bc = 4 (K[0] to K[1]); 3 tiles need N_kv = 12", {"N_kv": 12}),
+    ("flash-attention-1", ("for i in range(first, Tr):", "for i in range(first, 3):"), "fig.copy([Q[i], O[i]",
      "Q[2]: Q has 2 tiles at N = 8, Br = 4 (Q[0] to Q[1]); 3 tiles need N = 12", {"N": 12}),
     ("online-softmax", ("for i in range(-(-N // Bc)):", "for i in range(5):"), "fig.copy([X[i], V[i]]",
      "x[4]: x has 4 tiles at N = 8, Bc = 2 (x[0] to x[3]); 5 tiles need N = 10", {"N": 10}),

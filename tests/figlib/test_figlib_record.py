@@ -91,6 +91,16 @@ def test_scores_fill_cell_by_cell_alternating_shades_from_tile_to_tile():
     assert {fig.now(c)["fill"] for c in S.cells} == {"@s-2"}
 
 
+def test_masked_scores_are_drawn_masked_in_their_turn_and_the_others_fill():
+    fig, _, (Qi, li, S) = small()  # S: 2 rows by 3 columns, cells in row order
+    fig.zoom(0, [Qi, li, S])
+    fig.fill(S, masked=lambda r, c: c > r + 1)  # only (0, 2) is hidden
+    fills = [fig.now(c)["fill"] for c in S.cells]
+    assert fills == ["@s-1", "@s-1", "@paper", "@s-1", "@s-1", "@s-1"]
+    assert fig.now(S.cells[2])["stroke"] == "@edge" and fig.now(S.cells[1])["stroke"] == "@s"
+    assert [(e.n, e.of) for e in fig.pending.values()] == [(n, 6) for n in range(6)]
+
+
 def test_zoom_shows_a_block_of_the_grid_starting_empty():
     fig, (Q, _, _), (Qi, li, S) = small()
     fig.zoom(0, [Qi, li, S])

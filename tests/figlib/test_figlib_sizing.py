@@ -63,3 +63,13 @@ def test_split_tiles_is_the_partition_of_the_ledger_and_of_the_kernel():
             assert [list(r) for r in owned] == [list(range(tiles))[s * per : (s + 1) * per] for s in range(splits)]
     assert [list(r) for r in split_tiles(4, 3)] == [[0, 1], [2, 3], []]
     assert [list(r) for r in split_tiles(7, 3)] == [[0, 1, 2], [3, 4, 5], [6]]
+
+
+def test_a_size_whose_default_is_0_may_be_0_and_only_it():
+    switch = "from kernelviz.figlib import sizes\nN, causal = sizes(N=8, causal=0)\nprint(N, causal)"
+    assert run([switch], sizes={"causal": 0}).stdout == "8 0\n"
+    assert run([switch], sizes={"causal": 1}).stdout == "8 1\n"
+    err = run([switch], sizes={"causal": -1}).error
+    assert err.message == "sizes (given to the runner): causal must be a whole number at least 0, got -1"
+    err = run([switch], sizes={"N": 0}).error
+    assert err.message == "sizes (given to the runner): N must be a whole number at least 1, got 0"

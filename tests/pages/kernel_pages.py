@@ -40,9 +40,9 @@ def trace_args(slug, sizes, d=4):
         return [algo, "--seq-lens", lens, "--page-size", page, "--H-q", str(sizes["H_q"]), "--H-kv", "1",
                 "--splits", str(sizes["splits"]), "--d", str(d), "--json"]  # fmt: skip
     if algo in ("fa1", "fa2", "fa2-backward"):
-        return [algo, "--N", str(sizes["N"]), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc", str(sizes["Bc"])] + [
-            "--json"
-        ]
+        n_kv, causal = sizes.get("N_kv", sizes["N"]), ["--causal"] if sizes.get("causal") else []
+        return [algo, "--N", str(sizes["N"]), "--N-kv", str(n_kv), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc",
+                str(sizes["Bc"]), *causal, "--json"]  # fmt: skip
     return None
 
 

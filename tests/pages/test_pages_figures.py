@@ -19,10 +19,10 @@ def cdiv(a, b):
 
 def step_count(slug, s):
     """Steps of the figure at sizes `s`, from the loops of the page's algorithm (step 0, the start, included)."""
-    if slug == "flash-attention-2":
-        return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
+    if slug == "flash-attention-2":  # (without the mask: the causal pages are tests/pages/test_pages_causal.py)
+        return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N_kv"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
     if slug == "flash-attention-1":
-        return 2 + cdiv(s["N"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
+        return 2 + cdiv(s["N_kv"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
         return 1 + 3 * s["splits"] + 3 * cdiv(s["N"], s["Bc"]) + 5  # per split 3, per tile 3, the combine 5
     if slug == "flash-attention-2-backward":  # preprocess 2 a block; main: zoom, load, 7 a block of rows, write
@@ -35,8 +35,8 @@ def step_count(slug, s):
 
 DEFAULTS = {
     "online-softmax": {"N": 8, "Bc": 2},
-    "flash-attention-1": {"N": 8, "Br": 4, "Bc": 4},
-    "flash-attention-2": {"N": 8, "Br": 4, "Bc": 4},
+    "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
     "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
@@ -44,8 +44,15 @@ DEFAULTS = {
 # Other sizes, ragged ones (a last tile shorter than the others) included.
 SIZES = {
     "online-softmax": [{"N": 5, "Bc": 3}, {"N": 12, "Bc": 4}],
-    "flash-attention-1": [{"N": 10, "Br": 4, "Bc": 4}, {"N": 7, "Br": 2, "Bc": 3}],
-    "flash-attention-2": [{"N": 10, "Br": 4, "Bc": 4}, {"N": 12, "Br": 6, "Bc": 4}, {"N": 5, "Br": 2, "Bc": 3}],
+    "flash-attention-1": [
+        {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},
+        {"N": 7, "N_kv": 11, "Br": 2, "Bc": 3, "causal": 0},
+    ],
+    "flash-attention-2": [
+        {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},
+        {"N": 12, "N_kv": 5, "Br": 6, "Bc": 4, "causal": 0},
+        {"N": 5, "N_kv": 5, "Br": 2, "Bc": 3, "causal": 0},
+    ],
     "flash-attention-2-backward": [{"N": 10, "Br": 4, "Bc": 3}, {"N": 5, "Br": 2, "Bc": 3}],
     "flash-decoding": [
         {"N": 10, "Bc": 4, "splits": 3},
@@ -151,11 +158,14 @@ def test_every_bullet_and_cuda_block_names_a_step_key(pages, slug):
 
 def test_a_key_names_the_same_action_at_any_sizes(pages):
     """The edit of issue 12 (Tc = 2 -> 3): every bullet still names a step, whose loop indices are its key's."""
-    page = pages("flash-attention-2", {"N": 12, "Br": 6, "Bc": 4})  # Tr, Tc = 2, 3
+    page = pages("flash-attention-2", {"N": 12, "N_kv": 12, "Br": 6, "Bc": 4})  # Tr, Tc = 2, 3
     for key in pages("flash-attention-2").bullets():
         step = page.steps[page.index(key)]
         assert key == " ".join([key.split(" i=")[0], *(f"{n}={v}" for n, v in step["at"].items())])
-    assert "load K,V i=1 j=2" in page.keys and step_count("flash-attention-2", {"N": 12, "Br": 6, "Bc": 4}) == 25
+    assert (
+        "load K,V i=1 j=2" in page.keys
+        and step_count("flash-attention-2", {"N": 12, "N_kv": 12, "Br": 6, "Bc": 4}) == 25
+    )
 
 
 @pytest.mark.parametrize("slug", KERNEL_PAGES)

@@ -35,6 +35,7 @@ PAGES = {
 
 
 SAMPLED_N = (7, 16)  # FA1, FA2 and its backward: every tile size at these N (ragged, even)
+SAMPLED_MASKS = ((5, 1), (16, 1))  # FA1, FA2: (N_kv, causal) beside N_kv = N unmasked
 
 
 def all_sizes(page):
@@ -44,7 +45,10 @@ def all_sizes(page):
     values = [range(lo, hi + 1) for lo, hi in ranges.values()]
     if page.slug != "flash-decoding":
         values[list(ranges).index("N")] = SAMPLED_N
-    return [dict(zip(ranges, combo, strict=True)) for combo in itertools.product(*values)]
+    combos = [dict(zip(ranges, combo, strict=True)) for combo in itertools.product(*values)]
+    if "causal" in ranges:  # the mask's sizes: N_kv = N unmasked, and a shorter and a longer cache masked
+        combos = [c for c in combos if (c["N_kv"], c["causal"]) in ((c["N"], 0), *SAMPLED_MASKS)]
+    return combos
 
 
 def recorded(page, sizes):
@@ -130,7 +134,8 @@ def check(page, kernel, sizes, fig):
         assert KEYS & set(values), f"{where}: the page's notes give no value to {sorted(KEYS)}"
         if "col0" in values and "K" in tiles:
             col0 = values["col0"]
-            keys = range(col0, col0 + values["cols"] if "cols" in values else min(col0 + sizes["Bc"], n))
+            n_kv = sizes.get("N_kv", n)  # the keys: N_kv of them where the form has it (FA1, FA2), else N
+            keys = range(col0, col0 + values["cols"] if "cols" in values else min(col0 + sizes["Bc"], n_kv))
             assert tiles["K"] == keys, f"{where}: the figure loads keys {tiles['K']}, the CUDA notes {keys}"
             compared += 1
         if "row0" in values and "Q" in tiles:

@@ -46,6 +46,18 @@ def test_combinations_keep_the_defaults_first_and_at_most_six_tiles_or_splits():
     assert prerender.name({"N": 8, "Br": 4, "Bc": 4}) == "N8-Br4-Bc4"
 
 
+def test_a_size_tied_to_another_is_prerendered_equal_to_it_and_a_switch_at_its_values():
+    ranges = {"N": (1, 24), "N_kv": (1, 24), "Br": (1, 8), "Bc": (1, 8), "causal": (0, 1)}
+    defaults = {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0}
+    only = {"N_kv": ["N"], "Br": [2, 4], "Bc": [2, 4], "causal": [0]}
+    combos = prerender.combinations(defaults, ranges, only)
+    plain = prerender.combinations({"N": 8, "Br": 4, "Bc": 4}, {n: ranges[n] for n in ("N", "Br", "Bc")},
+                                   {"Br": [2, 4], "Bc": [2, 4]})  # fmt: skip
+    assert combos[0] == defaults and all(c["N_kv"] == c["N"] and c["causal"] == 0 for c in combos)
+    assert [{n: c[n] for n in ("N", "Br", "Bc")} for c in combos] == plain
+    assert prerender.name(defaults) == "N8-N_kv8-Br4-Bc4-causal0"
+
+
 def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, scene_cache_dir):
     result, out = build_site({"k.md": kernel_page()}, strict=True)
     assert result.warnings == []

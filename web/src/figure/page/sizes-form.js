@@ -5,6 +5,8 @@
 // the box shows what is applied (forms/number-field.js). A value in range asks `request(sizes)` for the figure at
 // those sizes (all the form's sizes, in its order); the figure answers with `show(sizes)` once it is drawn, or the
 // request fails and the form goes back to what is shown (`show` again) with `say(why)`.
+// data-tied='{"N_kv":"N"}' (optional): a size that follows another while the two are equal (as many keys as
+// queries, unless the reader says otherwise).
 import { numberField } from '../../forms/number-field.js';
 
 export class SizesForm {
@@ -17,6 +19,11 @@ export class SizesForm {
     } catch {
       this.prerendered = new Set();
     }
+    try {
+      this.tied = JSON.parse(form.dataset.tied || '{}');
+    } catch {
+      this.tied = {};
+    }
     this.inputs = [...form.querySelectorAll('input[name]')];
     this.defaults = Object.fromEntries(this.inputs.map((input) => [input.name, Number(input.value)]));
     this.applied = { ...this.defaults };
@@ -27,7 +34,9 @@ export class SizesForm {
         ...range,
         whole: true,
         apply: (v) => {
-          this.wanted = { ...this.wanted, [input.name]: v };
+          const was = this.wanted[input.name];
+          const follow = Object.keys(this.tied).filter((n) => this.tied[n] === input.name && this.wanted[n] === was);
+          this.wanted = { ...this.wanted, [input.name]: v, ...Object.fromEntries(follow.map((n) => [n, v])) };
           request({ ...this.wanted });
         },
       });
@@ -41,12 +50,13 @@ export class SizesForm {
     this.show(this.applied);
   }
 
-  /** `sizes` limited to the form's names, in its order; null when one is missing or not a whole number ≥ 1. */
+  /** `sizes` limited to the form's names, in its order; null when one is missing or not a whole number ≥ 1 (≥ its
+   * box's min, for a switch such as causal whose min is 0). */
   complete(sizes) {
     const out = {};
     for (const input of this.inputs) {
       const v = sizes[input.name];
-      if (!Number.isInteger(v) || v < 1) return null;
+      if (!Number.isInteger(v) || v < Math.min(1, Number(input.min || 1))) return null;
       out[input.name] = v;
     }
     return out;
