@@ -21,22 +21,12 @@ import contextlib
 import json
 import math
 
-from kernelviz.commands.checks import non_negative, output_file
+from kernelviz.commands.checks import non_negative, output_file, positive
 
 from .words import ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
-
-
-def _positive(text):
-    value = int(text)
-    if value <= 0:
-        raise ValueError(text)
-    return value
-
-
-_positive.__name__ = "positive integer"
 
 
 def _lengths(text):
@@ -52,27 +42,27 @@ _lengths.__name__ = "list of lengths"
 
 def add_arguments(parser):
     parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
-    parser.add_argument("--N", type=_positive, help="query rows (and keys, unless --N-kv); all but paged-decoding")
-    parser.add_argument("--N-kv", type=_positive, dest="N_kv", help="keys and values (default: N)")
-    parser.add_argument("--d", type=_positive, default=64, help="head dimension (default 64)")
-    parser.add_argument("--Br", type=_positive, default=64, help="query rows per tile (default 64)")
-    parser.add_argument("--Bc", type=_positive, default=64, help="keys per tile (default 64)")
+    parser.add_argument("--N", type=positive, help="query rows (and keys, unless --N-kv); all but paged-decoding")
+    parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
+    parser.add_argument("--d", type=positive, default=64, help="head dimension (default 64)")
+    parser.add_argument("--Br", type=positive, default=64, help="query rows per tile (default 64)")
+    parser.add_argument("--Bc", type=positive, default=64, help="keys per tile (default 64)")
     parser.add_argument(
         "--splits",
-        type=_positive,
+        type=positive,
         help="K/V splits: flash decoding (default min(4, tiles)), paged decoding (default 1)",
     )
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
     parser.add_argument("--dtype", choices=("float32", "float16"), default="float32", help="storage dtype")
-    parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
+    parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
-    parser.add_argument("--sram-budget", type=_positive, dest="sram_budget", help="SRAM bytes a block may use")
+    parser.add_argument("--sram-budget", type=positive, dest="sram_budget", help="SRAM bytes a block may use")
     parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100, h100, h200)")
     paged = parser.add_argument_group("paged-decoding (instead of --N, --N-kv, --Br, --Bc, --causal, --batch-heads)")
     paged.add_argument("--seq-lens", type=_lengths, dest="seq_lens", help="the batch's lengths, e.g. 5,17,9")
-    paged.add_argument("--page-size", type=_positive, dest="page_size", default=16, help="tokens a page (default 16)")
-    paged.add_argument("--H-q", type=_positive, dest="H_q", default=1, help="query heads (default 1)")
-    paged.add_argument("--H-kv", type=_positive, dest="H_kv", help="K/V heads, dividing H_q (default H_q)")
+    paged.add_argument("--page-size", type=positive, dest="page_size", default=16, help="tokens a page (default 16)")
+    paged.add_argument("--H-q", type=positive, dest="H_q", default=1, help="query heads (default 1)")
+    paged.add_argument("--H-kv", type=positive, dest="H_kv", help="K/V heads, dividing H_q (default H_q)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
 

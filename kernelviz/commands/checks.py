@@ -21,6 +21,17 @@ def port(text):
     return value
 
 
+def positive(text):
+    """A whole number >= 1 (a size); argparse says "invalid positive integer value: '0'" otherwise."""
+    value = int(text)
+    if value <= 0:
+        raise ValueError(text)
+    return value
+
+
+positive.__name__ = "positive integer"
+
+
 def non_negative(text):
     """A whole number >= 0 (a seed, a count that may be zero)."""
     try:

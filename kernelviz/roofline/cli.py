@@ -7,32 +7,23 @@ equal to what the algorithms count as they run, so any size answers at once: N =
 import json
 
 from kernelviz.attention.words import size
+from kernelviz.commands.checks import positive
 
 HELP = "print what bounds each attention algorithm (memory or compute) on each GPU, and its lower-bound time"
-
-
-def _positive(text):
-    value = int(text)
-    if value <= 0:
-        raise ValueError(text)
-    return value
-
-
-_positive.__name__ = "positive integer"
 
 
 def add_arguments(parser):
     from . import GPUS
 
-    parser.add_argument("--N", type=_positive, required=True, help="query rows (and keys, unless --N-kv)")
-    parser.add_argument("--N-kv", type=_positive, dest="N_kv", help="keys and values (default: N)")
-    parser.add_argument("--d", type=_positive, required=True, help="head dimension")
-    parser.add_argument("--Br", type=_positive, default=64, help="query rows per tile (default 64)")
-    parser.add_argument("--Bc", type=_positive, default=64, help="keys per tile (default 64)")
-    parser.add_argument("--splits", type=_positive, help="flash decoding: K/V splits (default min(4, tiles))")
+    parser.add_argument("--N", type=positive, required=True, help="query rows (and keys, unless --N-kv)")
+    parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
+    parser.add_argument("--d", type=positive, required=True, help="head dimension")
+    parser.add_argument("--Br", type=positive, default=64, help="query rows per tile (default 64)")
+    parser.add_argument("--Bc", type=positive, default=64, help="keys per tile (default 64)")
+    parser.add_argument("--splits", type=positive, help="flash decoding: K/V splits (default min(4, tiles))")
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
     parser.add_argument("--dtype", choices=("float16", "float32"), default="float16", help="storage (default fp16)")
-    parser.add_argument("--batch-heads", type=_positive, default=1, dest="batch_heads", help="batch * heads")
+    parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--gpu", choices=sorted(GPUS), action="append", help="a GPU (default: all; repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 

@@ -30,7 +30,7 @@ FORM = """() => { const f = document.querySelector('form.kv-sizes');
   const inputs = [...f.querySelectorAll('input[name]')];
   return { sizes: Object.fromEntries(inputs.map((i) => [i.name, Number(i.value)])),
            ranges: Object.fromEntries(inputs.map((i) => [i.name, [Number(i.min), Number(i.max)]])),
-           prerendered: JSON.parse(f.dataset.prerendered) }; }"""
+           prerendered: JSON.parse(f.dataset.prerendered), tied: JSON.parse(f.dataset.tied || '{}') }; }"""
 STEP_KEYS = """() => window.kernelviz.scene().nodes.find((n) => n.kind === 'step_list').steps.map((s) => s.key)"""
 
 
@@ -143,11 +143,11 @@ def test_the_kernel_edited_to_more_tiles_keeps_every_bullet_on_its_own_step(shar
     default = page.evaluate("window.kernelviz.sizes()")
     call = "sizes(" + ", ".join(f"{n}={v}" for n, v in default.items()) + ")"
     assert call in code
-    edited = {"N": 12, "Br": 6, "Bc": 4}  # Tr, Tc = 2, 3
+    edited = {"N": 12, "N_kv": 12, "Br": 6, "Bc": 4, "causal": 0}  # Tr, Tc = 2, 3
     page.evaluate(
         """([i, code]) => { const v = kernelvizEditors.editors[i].view;
         v.dispatch({changes: {from: 0, to: v.state.doc.length, insert: code}, userEvent: 'input.paste'}); }""",
-        [last, code.replace(call, "sizes(N=12, Br=6, Bc=4)")],
+        [last, code.replace(call, "sizes(N=12, N_kv=12, Br=6, Bc=4, causal=0)")],
     )
     before = step_count(page)
     page.locator(f'.kv-editor[data-editor="{last}"] .kv-editor-runAll').click()
@@ -170,6 +170,7 @@ def test_sizes_not_prerendered_start_python_and_the_figure_stays_until_it_draws_
     name, value = next(
         (name, v)
         for name, (lo, hi) in form["ranges"].items()
+        if name not in {*form["tied"], *form["tied"].values()}  # N_kv follows N: changing N changes two boxes
         for v in range(lo, hi + 1)
         if "-".join(f"{k}{x}" for k, x in {**form["sizes"], name: v}.items()) not in form["prerendered"]
     )

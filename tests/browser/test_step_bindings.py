@@ -48,7 +48,7 @@ BUTTONS = "() => [...document.querySelectorAll('#kv-figure .kv-step-items button
 
 def check_loads(page, sizes):
     """Each bound K/V load block's keys are the keys of the tile the figure loads; returns how many were checked."""
-    n, bc = sizes["N"], sizes["Bc"]
+    n, bc = sizes.get("N_kv", sizes["N"]), sizes["Bc"]  # the keys: N_kv where the form has it
     loads = page.evaluate(KEYS_AT_LOADS)
     for load in loads:
         assert load["col0"] is not None and load["tile"] is not None, (sizes, load)
@@ -82,8 +82,8 @@ def reading(browser):
     [
         ("flash-decoding", {"N": 16, "Bc": 4, "splits": 3}),  # 2, 2 and 0 tiles: the issue's col0 = 6 against K1
         ("flash-decoding", {"N": 10, "Bc": 2, "splits": 4}),  # 5 tiles: 2, 2, 1, 0
-        ("flash-attention-2", {"N": 10, "Br": 4, "Bc": 4}),
-        ("flash-attention-1", {"N": 7, "Br": 2, "Bc": 2}),
+        ("flash-attention-2", {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0}),
+        ("flash-attention-1", {"N": 7, "N_kv": 7, "Br": 2, "Bc": 2, "causal": 0}),
     ],
 )
 def test_cuda_blocks_name_the_keys_the_figure_loads(reading, site_url, slug, sizes):
