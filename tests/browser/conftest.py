@@ -81,6 +81,13 @@ def recording(pg):
     return pg
 
 
+@pytest.fixture(scope="session")
+def record_page():
+    """`recording`, for a test that opens a context of its own (a test module cannot import this conftest by name:
+    tests/site has one too)."""
+    return recording
+
+
 @pytest.fixture
 def page(browser):
     """A fresh page, in a context of its own, that records its requests and console errors (see `recording`)."""

@@ -20,11 +20,11 @@ def bundle_requests(pg):
 
 
 @pytest.mark.parametrize("screen", list(SCREENS))
-def test_a_read_only_visit_fetches_no_editors_and_a_focus_fetches_them_once_with_no_shift(browser, site_url, screen):
-    from conftest import recording
-
+def test_a_read_only_visit_fetches_no_editors_and_a_focus_fetches_them_once_with_no_shift(
+    browser, site_url, screen, record_page
+):
     context = browser.new_context(viewport=SCREENS[screen])
-    pg = recording(context.new_page())
+    pg = record_page(context.new_page())
     pg.goto(f"{site_url}/{FA2}")
     pg.wait_for_function("performance.getEntriesByName('kv:text-bound').length > 0")
     pg.wait_for_load_state("load")
