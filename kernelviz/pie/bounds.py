@@ -8,6 +8,7 @@ of ours.
 
 import json
 import math
+import re
 from importlib import resources
 
 
@@ -44,6 +45,8 @@ NODES = _SCHEMA["properties"]["nodes"]["maxItems"]
 ITEMS = _DEFS["diagram"]["properties"]["items"]["maxItems"]
 STEPS = _DEFS["step_list"]["properties"]["steps"]["maxItems"]
 AT_NAMES = _DEFS["step"]["properties"]["at"]["maxProperties"]
+COLOR = re.compile(_DEFS["color"]["pattern"])  # a CSS colour or "@name" of the palette (fullmatch it)
+KEY = re.compile(_DEFS["step"]["properties"]["key"]["pattern"])  # a step's key: no square brackets (fullmatch it)
 
 
 def within(value, bounds):

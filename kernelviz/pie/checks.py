@@ -3,14 +3,11 @@ that names the function and the argument, e.g. ``pie.rectangle: w must be a numb
 """
 
 import difflib
-import re
 
 from . import bounds
 from .bounds import is_number
 from .palette import PALETTE
 from .scene import CURRENT, Node
-
-_COLOR = re.compile(r"^(none|#[0-9a-fA-F]{3,8}|[a-zA-Z]+|(rgb|rgba|hsl|hsla)\([0-9.,%\s]+\))$")
 
 
 def shown(value):
@@ -74,7 +71,8 @@ def position(func, arg, value):
 
 
 def color(func, arg, value):
-    """A CSS color: 'none', a #hex, a name, or rgb()/hsl(); or '@name', a colour of the palette (palette.json)."""
+    """A CSS color: 'none', a #hex, a name, or rgb()/hsl() (the Scene schema's pattern, ``bounds.COLOR``, which the
+    browser's checker applies too); or '@name', a colour of the palette (palette.json)."""
     if isinstance(value, str) and value.startswith("@"):
         if value[1:] not in PALETTE:
             close = difflib.get_close_matches(value[1:], list(PALETTE), n=3, cutoff=0.5)
@@ -85,7 +83,7 @@ def color(func, arg, value):
                 + hint
             )
         return value
-    if not isinstance(value, str) or not _COLOR.match(value):
+    if not isinstance(value, str) or not bounds.COLOR.fullmatch(value):
         raise ValueError(
             f"pie.{func}: {arg} must be a color such as '#1d4ed8', 'teal', 'none' or '@q' (the palette), got {value!r}"
         )

@@ -54,7 +54,7 @@ def _stagger(where, stagger, count):
 
 
 def _key(where, key):
-    if not isinstance(key, str) or not key.strip() or "[" in key or "]" in key:
+    if not isinstance(key, str) or not key.strip() or not bounds.KEY.fullmatch(key):
         raise ValueError(
             f"pie.ui.step_list: {where}.key must be a non-empty string without square brackets "
             f"(e.g. 'load K,V i=0 j=1'), got {key!r}"

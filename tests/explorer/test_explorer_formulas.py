@@ -5,6 +5,7 @@ web/src/explorer/sram.js ports the FA2 block's SRAM tiles and the ledger's fit r
 dense grid plus a seeded random sample of settings, and every answer must equal Python's exactly.
 """
 
+import inspect
 import itertools
 import random
 import re
@@ -99,6 +100,37 @@ def test_defaults_match_python():
     # Omitted trailing arguments take Python's keyword defaults (N_kv = N, causal False, itemsize 4, one head).
     js = run_calls([("standard", [512, 64, 64, 32]), ("fa2", [512, 64, 64, 32]), ("compulsory", [512, 64])])
     assert js == [formulas.standard(512, 64, 64, 32), formulas.fa2(512, 64, 64, 32), formulas.compulsory(512, 64)]
+
+
+SIGNATURES = r"""
+const mods = await load('formulas');
+const params = (f) => f.toString().match(/^function\s*\w*\s*\(([^)]*)\)/)[1].split(',').map((p) => p.trim());
+console.log(JSON.stringify(Object.entries(mods).map(([n, v]) => [n, typeof v === 'function' ? params(v) : v])));
+"""
+PYTHON_DEFAULT = {"null": None, "false": False, "true": True}
+
+
+def test_every_export_is_pythons_with_the_same_parameters_and_defaults():
+    """The port exports only functions and constants of formulas.py, each function with Python's parameters in
+    Python's order and its defaults (None is null), so a change to one side that the other lacks fails here even
+    before the grid above reaches it; and every function it exports is one the grid compares."""
+    compared = {fn for fn, _ in calls_for(100, None, 64, 16, 40, True, 2, 3)} | {"total", "rw"}
+    for name, js in run_js(SIGNATURES, None):
+        python = getattr(formulas, name, None)
+        assert python is not None, f"formulas.js exports {name}, which formulas.py lacks"
+        if not isinstance(js, list):
+            assert js == python, name
+            continue
+        assert name in compared, f"formulas.js exports {name}, which no test here compares with Python"
+        want = [
+            p.name if p.default is p.empty else f"{p.name} = {p.default!r}"
+            for p in inspect.signature(python).parameters.values()
+        ]
+        got = []
+        for p in js:
+            left, eq, right = p.partition(" = ")
+            got.append(f"{left} = {PYTHON_DEFAULT.get(right, right)!r}".replace("'", "") if eq else left)
+        assert got == [w.replace("'", "") for w in want], name
 
 
 DTYPE_BYTES = {"float32": 4, "float16": 2}

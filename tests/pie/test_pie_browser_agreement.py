@@ -156,3 +156,46 @@ def test_the_browser_checker_refuses_what_pie_would_not_make():
     assert "nodes" in browser_problem(dict(good, nodes=good["nodes"] * 5001))
     huge = dict(good["nodes"][0], w=1e308)
     assert browser_problem(dict(good, nodes=[huge])) is not None
+
+
+EDGE_COLORS = ["none", "#abc", "#1d4ed8ff", "teal", "rgb(1, 2, 3)", "hsla(1,2%,3%,0.5)", "@q", "#ab", "#123456789"]
+EDGE_COLORS += ["teal\n", " teal", "url(x)", "rgb(1;2)", "", "@Q", "te al", "red;", "<b>"]
+
+
+@pytest.mark.parametrize("color", EDGE_COLORS)
+def test_pie_and_the_browser_take_the_same_colours(color):
+    """pie reads the colour pattern from the schema (bounds.COLOR): a colour is refused by both or by neither."""
+    pie.clear()
+    pie.rectangle((0, 0), 1, 1)
+    scene = pie.scene()
+    browser_ok = browser_problem(dict(scene, nodes=[dict(scene["nodes"][0], fill=color)])) is None
+    pie.clear()
+    try:
+        pie.rectangle((0, 0), 1, 1, fill=color)
+    except ValueError:
+        pie_ok = False
+    else:
+        pie_ok = True
+    assert pie_ok == browser_ok, (color, pie_ok, browser_ok)
+
+
+@pytest.mark.parametrize("key", ["load K i=0", "a\nb", "a[0]", "x]", "é", "  "])
+def test_pie_and_the_browser_take_the_same_step_keys(key):
+    """A blank key pie refuses (it would name nothing) may pass the schema; every other key agrees."""
+    pie.clear()
+    figure = pie.diagram([{}])
+    step = {"label": "s", "key": key}
+    try:
+        pie.ui.step_list(figure, steps=[step])
+    except ValueError:
+        pie_ok = False
+    else:
+        pie_ok = True
+    pie.clear()
+    figure = pie.diagram([{}])
+    pie.ui.step_list(figure, steps=[{"label": "s", "key": "k"}])
+    scene = pie.scene()
+    node = scene["nodes"][-1]
+    scene["nodes"][-1] = dict(node, steps=[dict(node["steps"][0], key=key)])
+    browser_ok = browser_problem(scene) is None
+    assert pie_ok == (browser_ok and bool(key.strip())), (key, pie_ok, browser_ok)

@@ -1,8 +1,10 @@
 // Closed-form HBM byte counts: a line-for-line port of kernelviz/attention/formulas.py, for the explorer.
 //
-// Same names, same argument order (Python's keyword defaults become trailing positional defaults; None is null),
-// same results: tests/explorer/test_explorer_formulas.py runs this file under node and compares every function
-// with its Python twin on many settings, so the two definitions cannot drift. Change formulas.py first.
+// Two implementations on purpose: the explorer recomputes these on every change of a slider, in a page that loads no
+// Python, and kernelviz.attention stands alone (the CLI, the ledger's tests), with no V8 to run this file. So they are
+// kept equal by a test instead: tests/explorer/test_explorer_formulas.py runs this file under node and checks that
+// every export is a name of formulas.py with Python's parameters, order and defaults (None is null), and that every
+// function gives Python's value on over 10,000 settings. Change formulas.py first.
 //
 // Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query rows and Bc keys, itemsize
 // bytes per stored element (4 float32, 2 float16 or bfloat16); statistics are float32 always. Every count is an
@@ -21,8 +23,8 @@ export function rw(read = 0, write = 0) {
 }
 
 /** formulas.total: the sum of the reads and writes of a {tensor: {read, write}} count. */
-export function total(perTensor) {
-  return Object.values(perTensor).reduce((sum, t) => sum + t.read + t.write, 0);
+export function total(per_tensor) {
+  return Object.values(per_tensor).reduce((sum, t) => sum + t.read + t.write, 0);
 }
 
 /** formulas.tiles_visited: K/V tiles block i of query rows visits (causal: not entirely above its diagonal). */
