@@ -33,22 +33,9 @@ export function mark(node, id) {
   if (numbering) node.setAttribute('data-kvx', id);
 }
 
-/** Set `node`'s attributes to `attrs` (skipping null, undefined and false), touching only those that differ. */
-export function attributes(node, attrs) {
-  for (const [k, v] of Object.entries(attrs)) {
-    if (v === undefined || v === null || v === false) continue;
-    const value = v === true ? '' : String(v);
-    if (node.getAttribute(k) !== value) node.setAttribute(k, value);
-  }
-}
-
-/** Give `node` the `children` (elements and strings), in order: appended to a new node; on a drawn one, only the
- * children that differ are replaced (none, when it is what was drawn). */
-export function children(node, list, adopted) {
-  if (!adopted) {
-    for (const c of list) node.append(c);
-    return;
-  }
+/** Give the drawn element `node` the `children` (elements and strings), in order: only the children that differ are
+ * replaced (none, when it is what was drawn). */
+export function children(node, list) {
   if (!list.length) return; // (an element whose text is set after it is made, with setText)
   const have = [...node.childNodes];
   const same = (n, c) => (typeof c === 'string' ? n?.nodeType === 3 && n.data === c : n === c);

@@ -1,6 +1,6 @@
 // The explorer's colours, one role each, named from the site's palette (kernelviz/pie/palette.json, made into the
 // custom properties of assets/palette.css, light and dark): the same hues as the kernel pages' figures and
-// equations, in either theme. A colour is "var(--kv-NAME)", which svg.js puts in an element's style (an SVG
+// equations, in either theme. A colour is "var(--kv-NAME)", which lib/svg.js's paint puts in an element's style (an SVG
 // attribute cannot take var()).
 
 const kv = (name) => `var(--kv-${name})`;

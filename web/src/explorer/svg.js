@@ -1,28 +1,20 @@
-// A tiny SVG element builder: el('rect', {x: 1, y: 2}, [children]). Text goes in as text, never as markup.
-// While the explorer drawn at build time is taken over, el() takes the drawn element in the new one's place
-// (adopt.js).
+// The explorer's SVG builder: lib/svg.js's el, set and paint, built bottom-up (el('rect', {x: 1, y: 2}, [children]))
+// and taking the element the build drew in the new one's place while the explorer drawn at build time is taken over
+// (adopt.js). Text goes in as text, never as markup. An attribute that is null, undefined or false is left out.
 
-import { attributes, children, mark, take } from './adopt.js';
-
-const NS = 'http://www.w3.org/2000/svg';
-
-/** `attrs` with a fill or stroke that is a custom property (palette.js: "var(--kv-q)") moved into `style`. */
-function painted(attrs) {
-  const out = {};
-  const style = [];
-  for (const [k, v] of Object.entries(attrs)) {
-    if ((k === 'fill' || k === 'stroke') && typeof v === 'string' && v.startsWith('var(')) style.push(`${k}: ${v}`);
-    else out[k] = v;
-  }
-  if (style.length) out.style = style.join('; ');
-  return out;
-}
+import { el as make, paint, set } from '../lib/svg.js';
+import { children, mark, take } from './adopt.js';
 
 export function el(name, attrs = {}, kids = []) {
   const { id, found } = take('s', name);
-  const node = found || document.createElementNS(NS, name);
-  attributes(node, painted(attrs));
-  children(node, kids, Boolean(found));
+  const node = found ?? make(name);
+  for (const [k, v] of Object.entries(attrs)) {
+    const value = v === undefined || v === false ? null : v === true ? '' : v;
+    if (k === 'fill' || k === 'stroke') paint(node, k, value);
+    else set(node, k, value);
+  }
+  if (found) children(found, kids);
+  else node.append(...kids);
   mark(node, id);
   return node;
 }

@@ -62,12 +62,14 @@ export function set(node, name, value) {
 }
 
 /** Paint `node`'s `prop` ('fill' or 'stroke') with `color`: a CSS colour goes in the attribute; "@name", a colour of
- * the palette (kernelviz/pie/palette.json), goes in the style as var(--kv-name), since an attribute cannot take
- * var(), so that the page's stylesheet (light or dark) decides it. */
+ * the palette (kernelviz/pie/palette.json), goes in the style as var(--kv-name), and so does a colour that is a
+ * custom property already ("var(--kv-q)", the explorer's), since an attribute cannot take var(), so that the page's
+ * stylesheet (light or dark) decides it. */
 export function paint(node, prop, color) {
   const named = typeof color === 'string' && color.startsWith('@');
-  set(node, prop, named ? null : color);
-  const css = named ? `var(--kv-${color.slice(1)})` : '';
+  const custom = typeof color === 'string' && color.startsWith('var(');
+  set(node, prop, named || custom ? null : color);
+  const css = named ? `var(--kv-${color.slice(1)})` : custom ? color : '';
   const key = `style ${prop}`;
   if ((node.$[key] ?? '') === css) return;
   node.$[key] = css;
