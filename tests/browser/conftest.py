@@ -112,6 +112,20 @@ def shared_page(shared_context):
     pg.close()
 
 
+@pytest.fixture(scope="module")
+def reading(browser):
+    """One page for a test module, as a reader reads: a laptop's viewport, reduced motion, Python kept out (the
+    prerendered scenes alone, until a test starts it), page errors in `reading.errors`."""
+    from figure_page import without_python
+
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
+    pg = without_python(context.new_page())
+    pg.errors = []
+    pg.on("pageerror", lambda e: pg.errors.append(str(e)))
+    yield pg
+    context.close()
+
+
 @pytest.fixture
 def outside_requests():
     """outside_requests(page): the recorded requests that went anywhere but 127.0.0.1 (data:, blob: are local)."""

@@ -1,7 +1,10 @@
-"""The built site's kernel pages, for the figure's browser tests: which they are, opening one with Python kept out
+"""The built site's pages and kernel pages, for the browser tests: which they are, opening one with Python kept out
 (its worker is not needed to draw, play or resize a figure, and loading it costs the 2 shared cores), and reading
 the figure as it stands."""
 
+from pathlib import Path
+
+PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.md"))  # the textbook's pages
 KERNEL_PAGES = [
     "online-softmax",
     "flash-attention-1",

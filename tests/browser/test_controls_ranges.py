@@ -6,16 +6,10 @@ Scene, the panel's settings, the stored time limit), never from the control itse
 import json
 
 import pytest
+from figure_page import PAGES as ALL_PAGES
 from python_intent import mount_editors
 
-PAGES = [
-    "overview",
-    "online-softmax",
-    "flash-attention-1",
-    "flash-attention-2",
-    "flash-attention-2-backward",
-    "flash-decoding",
-]
+PAGES = [name for name in ALL_PAGES if name != "index"]  # the index has no number control
 
 # What each control applies, as a JS expression over `el` (the input) that gives a number.
 SETTING = "((s) => { const v = s.settings[el.name]; return typeof v === 'object' ? "

@@ -5,7 +5,7 @@ hides whole; and when S fills on the diagonal tile, exactly the cells the mask h
 @edge), none without the mask. N_kv follows N in the form while the two are equal."""
 
 import pytest
-from figure_page import HBM_BYTES, open_figure, without_python
+from figure_page import HBM_BYTES, open_figure
 from test_kernel_sizes import STEP_KEYS, ledger_total, wait_applied
 
 SIZES = {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4}
@@ -17,16 +17,6 @@ PAGES = {
     "flash-attention-1": ("fill Sij j=0 i=0", 6, "load Q,O,l,m j=1 i=0"),
     "flash-attention-2": ("fill Sij i=0 j=0", 6, "load K,V i=0 j=1"),
 }
-
-
-@pytest.fixture(scope="module")
-def reading(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
-    page = without_python(context.new_page())
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    yield page
-    context.close()
 
 
 def go(page, key):

@@ -5,9 +5,8 @@ not a list of labels."""
 
 import pytest
 
-from tests.browser.test_controls_ranges import PAGES
+from tests.browser.figure_page import KERNEL_PAGES as FIGURE_PAGES
 
-FIGURE_PAGES = [name for name in PAGES if name != "overview"]
 SIZES = [(1600, 1000), (1024, 768)]
 
 OVERFLOWS = """async () => {

@@ -17,7 +17,6 @@ from figure_page import (
     fit_problems,
     open_figure,
     step_count,
-    without_python,
 )
 from python_intent import start_python
 
@@ -86,17 +85,6 @@ def check_figure(page, slug, sizes):
         assert li.get_attribute("aria-disabled") is None, (slug, sizes, key)
         li.evaluate("(el) => el.click()")  # (a click where the bullet is, without scrolling the page to it)
         assert page.evaluate("window.kernelviz.step()") == keys.index(key), (slug, sizes, key)
-
-
-@pytest.fixture(scope="module")
-def reading(browser):
-    """One page, reduced motion, the editors (and so Python) kept out: the prerendered scenes alone."""
-    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
-    page = without_python(context.new_page())
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    yield page
-    context.close()
 
 
 @pytest.mark.parametrize("slug", KERNEL_PAGES)

@@ -23,11 +23,10 @@ import re
 import pytest
 
 from tests.browser.figure_page import KERNEL_PAGES, open_figure, without_python
+from tests.browser.figure_page import PAGES as TEXT_PAGES
 
 PAGES = [
-    "index",
-    "overview",
-    *KERNEL_PAGES,
+    *TEXT_PAGES,
     "figlib",
     "fa1.cu",
     "fa2.cu",

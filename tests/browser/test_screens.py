@@ -12,18 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from figure_page import PAGES
+from python_intent import mount_editors
 
 ROOT = Path(__file__).resolve().parents[2]
 AXE = ROOT / "web" / "node_modules" / "axe-core" / "axe.min.js"
-PAGES = [
-    "index",
-    "overview",
-    "online-softmax",
-    "flash-attention-1",
-    "flash-attention-2",
-    "flash-attention-2-backward",
-    "flash-decoding",
-]
 SCREENS = {
     "phone": {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
     "tablet": {"viewport": {"width": 820, "height": 1180}},
@@ -80,20 +73,13 @@ def screen(request, browser):
     context.close()
 
 
-def mount_editors(pg):
-    """Scroll the last editor into view and reach for it (as a focus would), then wait until every editor is
-    mounted: a mount that moved anything in view would count as a shift."""
+def mount_editors_in_view(pg):
+    """Scroll the last editor into view, then mount the editors as a reader's reach would (python_intent's
+    mount_editors): a mount that moved anything in view would count as a shift. A page without editors is left."""
     if not pg.locator(".kv-editor").count():
         return
-    pg.evaluate("""() => {
-        const last = [...document.querySelectorAll('.kv-editor')].at(-1);
-        last.scrollIntoView({ block: 'center' });
-        last.dispatchEvent(new FocusEvent('focusin', { bubbles: true }));
-    }""")
-    pg.wait_for_function(
-        "document.querySelectorAll('.kv-editor-live').length === document.querySelectorAll('.kv-editor').length",
-        timeout=20_000,
-    )
+    pg.evaluate("[...document.querySelectorAll('.kv-editor')].at(-1).scrollIntoView({ block: 'center' })")
+    mount_editors(pg)
 
 
 def drawing_in_view(pg):
@@ -119,7 +105,7 @@ def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
     figure = pg.locator("#kv-figure").count() == 1
     if figure:
         pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
-    mount_editors(pg)
+    mount_editors_in_view(pg)
     if figure:
         pg.evaluate("window.kernelviz.goTo(1)")
         pg.wait_for_function("document.getElementById('kv-figure').dataset.animating === 'false'")
@@ -290,7 +276,7 @@ def test_the_editors_mount_at_their_size_when_their_stylesheet_comes_late(browse
     pg = context.new_page()
     pg.goto(f"{site_url}/flash-attention-2.html")
     pg.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
-    mount_editors(pg)
+    mount_editors_in_view(pg)
     pg.wait_for_timeout(300)
     shifts = pg.evaluate("window.kvShifts")
     assert [s for s in shifts if "kv-editor" in s] == [] and pg.evaluate("window.kvShift") <= MAX_CLS, shifts

@@ -11,7 +11,7 @@
 import re
 
 import pytest
-from figure_page import open_figure, without_python
+from figure_page import open_figure
 from python_intent import PYTHON_READY_S, start_python
 
 from tests.seeds import seed_editors
@@ -65,16 +65,6 @@ def wait_applied(page, sizes, timeout_s=30):
     page.wait_for_function(
         "(k) => document.querySelector('form.kv-sizes').dataset.applied === k", arg=want, timeout=timeout_s * 1000
     )
-
-
-@pytest.fixture(scope="module")
-def reading(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
-    page = without_python(context.new_page())
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    yield page
-    context.close()
 
 
 @pytest.mark.parametrize(
