@@ -3,27 +3,12 @@ kernelviz.attention.flops, kind by kind, over many sizes (ragged tiles, N != N_k
 matmul count equals the textbook 4 N N_kv d where nothing is skipped."""
 
 import pytest
-from attention_cases import DENSE, qkv, run
+from attention_cases import DENSE, DRAWN, SIZES, closed_form, grid_splits, qkv, run, splits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelviz.attention import ALGORITHMS, FLOP_FORMULAS, flops
 from kernelviz.attention.ledger import Flops
-
-SIZES = [  # (N, N_kv, d, Br, Bc)
-    (1, 1, 1, 1, 1),
-    (1, 64, 8, 16, 16),
-    (7, 7, 4, 8, 8),
-    (33, 33, 4, 8, 16),
-    (50, 20, 3, 7, 5),
-    (20, 50, 3, 5, 7),
-    (100, 37, 2, 64, 9),
-]
-
-
-def formula(name, n, n_kv, d, Br, Bc, causal, bh, n_splits):
-    extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
-    return FLOP_FORMULAS[name](n, d, Br, Bc, N_kv=n_kv, causal=causal, batch_heads=bh, **extra)
 
 
 def test_every_algorithm_has_a_flop_formula():
@@ -35,29 +20,20 @@ def test_every_algorithm_has_a_flop_formula():
 @pytest.mark.parametrize("causal", [False, True])
 def test_counted_flops_equal_the_formula_on_a_grid(name, size, causal):
     n, n_kv, d, Br, Bc = size
-    n_splits = min(3, -(-n_kv // Bc))
+    n_splits = grid_splits(n_kv, Bc)
     q, k, v = qkv(2, n, d, n_kv)
     counted = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits).ledger.flops.by_kind
-    assert counted == formula(name, n, n_kv, d, Br, Bc, causal, 2, n_splits)
+    assert counted == closed_form(FLOP_FORMULAS, name, n, n_kv, d, Br, Bc, causal, 2, n_splits)
 
 
 @settings(max_examples=60, deadline=None)
-@given(
-    n=st.integers(1, 40),
-    n_kv=st.integers(1, 40),
-    d=st.integers(1, 6),
-    Br=st.integers(1, 20),
-    Bc=st.integers(1, 20),
-    causal=st.booleans(),
-    bh=st.integers(1, 3),
-    data=st.data(),
-)
+@given(**DRAWN, data=st.data())
 def test_counted_flops_equal_the_formula(n, n_kv, d, Br, Bc, causal, bh, data):
-    n_splits = data.draw(st.integers(1, -(-n_kv // Bc)))
+    n_splits = data.draw(splits(n_kv, Bc))
     q, k, v = qkv(bh, n, d, n_kv)
     for name in DENSE:
         counted = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits).ledger.flops.by_kind
-        assert counted == formula(name, n, n_kv, d, Br, Bc, causal, bh, n_splits), name
+        assert counted == closed_form(FLOP_FORMULAS, name, n, n_kv, d, Br, Bc, causal, bh, n_splits), name
 
 
 PRODUCTS = {"fa2-backward": 5, "standard-backward": 4}  # S again, dV, dP, dQ, dK; or all but S (P is read back)
@@ -69,7 +45,7 @@ def test_matmul_flops_are_the_two_products_without_a_mask(name):
     pass does its own products of the same size: four, and a fifth where it recomputes S."""
     n, n_kv, d, bh = 13, 9, 5, 2
     expected = bh * PRODUCTS.get(name, 2) * (2 * n * n_kv * d)
-    assert formula(name, n, n_kv, d, 4, 3, False, bh, 2)["matmul"] == expected
+    assert closed_form(FLOP_FORMULAS, name, n, n_kv, d, 4, 3, False, bh, 2)["matmul"] == expected
 
 
 def test_causal_skips_matmul_work_in_the_flash_algorithms_but_not_in_standard():

@@ -4,28 +4,11 @@ tensor, over many sizes (N not a multiple of Br or Bc, N != N_kv, causal, float1
 import itertools
 
 import pytest
-from attention_cases import DENSE, qkv, run
+from attention_cases import DENSE, DRAWN, SIZES, closed_form, grid_splits, qkv, run, splits
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kernelviz.attention import ALGORITHMS, FORMULAS, formulas, softmax
-
-SIZES = [  # (N, N_kv, d, Br, Bc)
-    (1, 1, 1, 1, 1),
-    (1, 64, 8, 16, 16),
-    (7, 7, 4, 8, 8),
-    (8, 8, 4, 8, 8),
-    (33, 33, 4, 8, 16),
-    (50, 20, 3, 7, 5),
-    (20, 50, 3, 5, 7),
-    (64, 64, 16, 16, 32),
-    (100, 37, 2, 64, 9),
-]
-
-
-def formula(name, n, n_kv, d, Br, Bc, causal, itemsize, bh, n_splits):
-    extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
-    return FORMULAS[name](n, d, Br, Bc, N_kv=n_kv, causal=causal, itemsize=itemsize, batch_heads=bh, **extra)
 
 
 @pytest.mark.parametrize("name", DENSE)
@@ -33,31 +16,23 @@ def formula(name, n, n_kv, d, Br, Bc, causal, itemsize, bh, n_splits):
 @pytest.mark.parametrize("causal, dtype", [(False, "float32"), (True, "float32"), (True, "float16")])
 def test_ledger_equals_formula_on_a_grid(name, size, causal, dtype):
     n, n_kv, d, Br, Bc = size
-    n_splits = min(3, -(-n_kv // Bc))
+    n_splits = grid_splits(n_kv, Bc)
     q, k, v = qkv(2, n, d, n_kv)
     ledger = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, dtype=dtype, n_splits=n_splits).ledger
-    expected = formula(name, n, n_kv, d, Br, Bc, causal, 2 if dtype == "float16" else 4, 2, n_splits)
+    itemsize = 2 if dtype == "float16" else 4
+    expected = closed_form(FORMULAS, name, n, n_kv, d, Br, Bc, causal, 2, n_splits, itemsize=itemsize)
     assert ledger.per_tensor == expected
     assert ledger.total_bytes == formulas.total(expected)
 
 
 @settings(max_examples=100, deadline=None)
-@given(
-    n=st.integers(1, 48),
-    n_kv=st.integers(1, 48),
-    d=st.integers(1, 8),
-    Br=st.integers(1, 24),
-    Bc=st.integers(1, 24),
-    causal=st.booleans(),
-    bh=st.integers(1, 3),
-    data=st.data(),
-)
+@given(**DRAWN, data=st.data())
 def test_ledger_equals_formula(n, n_kv, d, Br, Bc, causal, bh, data):
-    n_splits = data.draw(st.integers(1, -(-n_kv // Bc)))
+    n_splits = data.draw(splits(n_kv, Bc))
     q, k, v = qkv(bh, n, d, n_kv)
     for name in DENSE:
         ledger = run(name, q, k, v, Br=Br, Bc=Bc, causal=causal, n_splits=n_splits).ledger
-        assert ledger.per_tensor == formula(name, n, n_kv, d, Br, Bc, causal, 4, bh, n_splits), name
+        assert ledger.per_tensor == closed_form(FORMULAS, name, n, n_kv, d, Br, Bc, causal, bh, n_splits), name
 
 
 @pytest.mark.parametrize("n, n_kv, Br, Bc", [(8, 8, 2, 2), (9, 5, 4, 2), (5, 9, 2, 4), (1, 10, 4, 3), (30, 30, 7, 4)])
