@@ -63,18 +63,28 @@ def standard_attention_backward(
     def tile(i, j):
         return (row_tiles[i][1] - row_tiles[i][0]) * (kv_tiles[j][1] - kv_tiles[j][0]) * s
 
-    dv = np.empty(v.shape, dt)
-    for j, (c0, c1) in enumerate(kv_tiles):  # kernel dv: dV = P^T dO
-        at = dict(kernel="dv", block=j, heads=bh)
-        acc = np.zeros((bh, c1 - c0, d), f32)
-        for i, (r0, r1) in enumerate(row_tiles):
-            ledger.read("P", (i, j), tile(i, j), step=i, **at)
-            ledger.read("dO", i, (r1 - r0) * d * s, step=i, **at)
-            acc += np.matmul(P[:, r0:r1, c0:c1].astype(f32).transpose(0, 2, 1), do[:, r0:r1].astype(f32))
-            ledger.flops.matmul((bh, c1 - c0, r1 - r0), (bh, r1 - r0, d))
-            ledger.flops.add(OTHER, acc.size)
-        dv[:, c0:c1] = acc.astype(dt)
-        ledger.write("dV", j, (c1 - c0) * d * s, step=len(row_tiles), **at)
+    def kv_gradient(kernel, stored, stored_name, x, x_name, out_name, factor=None):
+        """Kernel `kernel`, one block j a tile of keys (dv, dk): for each block i read the stored N x N_kv tile
+        (i, j) and x's rows i, and add stored_ij^T x_i into an accumulator; write out_j = factor * it (not scaled
+        when factor is None)."""
+        out = np.empty((bh, n_kv, d), dt)
+        for j, (c0, c1) in enumerate(kv_tiles):
+            at = dict(kernel=kernel, block=j, heads=bh)
+            acc = np.zeros((bh, c1 - c0, d), f32)
+            for i, (r0, r1) in enumerate(row_tiles):
+                ledger.read(stored_name, (i, j), tile(i, j), step=i, **at)
+                ledger.read(x_name, i, (r1 - r0) * d * s, step=i, **at)
+                acc += np.matmul(stored[:, r0:r1, c0:c1].astype(f32).transpose(0, 2, 1), x[:, r0:r1].astype(f32))
+                ledger.flops.matmul((bh, c1 - c0, r1 - r0), (bh, r1 - r0, d))
+                ledger.flops.add(OTHER, acc.size)
+            if factor is not None:
+                acc = f32(factor) * acc
+                ledger.flops.add(OTHER, acc.size)
+            out[:, c0:c1] = acc.astype(dt)
+            ledger.write(out_name, j, (c1 - c0) * d * s, step=len(row_tiles), **at)
+        return out
+
+    dv = kv_gradient("dv", P, "P", do, "dO", "dV")  # kernel dv: dV = P^T dO
 
     for i, (r0, r1) in enumerate(row_tiles):  # kernel dp: dP = dO V^T
         at = dict(kernel="dp", block=i, heads=bh)
@@ -110,19 +120,7 @@ def standard_attention_backward(
         ledger.flops.add(OTHER, acc.size)
         ledger.write("dQ", i, (r1 - r0) * d * s, step=len(kv_tiles), **at)
 
-    dk = np.empty(k.shape, dt)
-    for j, (c0, c1) in enumerate(kv_tiles):  # kernel dk: dK = scale * dS^T Q
-        at = dict(kernel="dk", block=j, heads=bh)
-        acc = np.zeros((bh, c1 - c0, d), f32)
-        for i, (r0, r1) in enumerate(row_tiles):
-            ledger.read("dS", (i, j), tile(i, j), step=i, **at)
-            ledger.read("Q", i, (r1 - r0) * d * s, step=i, **at)
-            acc += np.matmul(dS[:, r0:r1, c0:c1].astype(f32).transpose(0, 2, 1), q[:, r0:r1].astype(f32))
-            ledger.flops.matmul((bh, c1 - c0, r1 - r0), (bh, r1 - r0, d))
-            ledger.flops.add(OTHER, acc.size)
-        dk[:, c0:c1] = (f32(scale) * acc).astype(dt)
-        ledger.flops.add(OTHER, acc.size)
-        ledger.write("dK", j, (c1 - c0) * d * s, step=len(row_tiles), **at)
+    dk = kv_gradient("dk", dS, "dS", q, "Q", "dK", factor=scale)  # kernel dk: dK = scale * dS^T Q
     params = dict(Br=Br, Bc=Bc, causal=causal, dtype=dt.name, scale=scale)
     return BackwardResult(dq, dk, dv, ledger, "standard-backward", params)
 
