@@ -99,11 +99,12 @@ class Run:
     result: object
 
     @property
-    def tiles(self):
-        """{Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T}, ceil(N / Bc), of a softmax run;
-        {pages, tokens, padding, g} of a paged-decoding run."""
+    def counts(self):
+        """What the sizes count: the tiles {Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T},
+        ceil(N / Bc), of a softmax run; a paged-decoding run's {pages, tokens, padding, g} (the batch's pages and
+        tokens, the empty rows of its last pages, the query heads per K/V head)."""
         s = self.sizes
-        if self.algo == "paged-decoding":  # and the batch's pages, tokens, empty rows of last pages, group size
+        if self.algo == "paged-decoding":
             pages = sum(-(-n // s["page_size"]) for n in s["seq_lens"])
             tokens = sum(s["seq_lens"])
             return {"pages": pages, "tokens": tokens, "padding": pages * s["page_size"] - tokens,

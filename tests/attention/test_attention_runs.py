@@ -15,7 +15,7 @@ def test_a_run_is_the_algorithm_on_the_seeded_inputs():
     fd = formulas.flash_decoding(1, 4, 1, 4, 2, N_kv=16, batch_heads=3)
     assert done.result.ledger.total_bytes == formulas.total(fd)
     assert done.sizes == {"N_kv": 16, "batch_heads": 3, "causal": False, "N": 1, "d": 4, "Br": 1, "Bc": 4, "splits": 2}
-    assert done.tiles == {"Tr": 1, "Tc": 4}
+    assert done.counts == {"Tr": 1, "Tc": 4}
 
 
 def test_a_softmax_run():
@@ -25,7 +25,7 @@ def test_a_softmax_run():
     np.testing.assert_array_equal(done.inputs["x"], x)
     np.testing.assert_array_equal(done.inputs["v"], v)
     np.testing.assert_allclose(done.result.out, online_softmax_output(x, v, b=4).out)
-    assert done.tiles == {"T": 3} and done.sizes["rows"] == 1
+    assert done.counts == {"T": 3} and done.sizes["rows"] == 1
 
 
 @pytest.mark.parametrize(
@@ -69,6 +69,6 @@ def test_old_size_names_work_with_a_warning_naming_the_new_one():
         done = run("flash-decoding", N=1, N_kv=16, d=4, Br=1, Bc=4, n_splits=2)
     assert done.sizes["splits"] == 2 and "n_splits" not in done.sizes
     with pytest.warns(FutureWarning, match="attention.run: b is now called Bc"):
-        assert run("safe-softmax", N=8, b=4).tiles == {"T": 2}
+        assert run("safe-softmax", N=8, b=4).counts == {"T": 2}
     with pytest.raises(ValueError, match="splits is given twice"):
         run("flash-decoding", N=1, N_kv=16, d=4, Br=1, Bc=4, n_splits=2, splits=2)

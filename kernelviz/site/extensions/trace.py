@@ -26,7 +26,7 @@ o, ...):
                                            fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine:
                                            ``kernels.shared_memory``, which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .N_kv, ...      the run's sizes, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
-                                           T = ceil(N/Bc) (``Run.tiles``); paged decoding: g = H_q / H_kv, pages,
+                                           T = ceil(N/Bc) (``Run.counts``); paged decoding: g = H_q / H_kv, pages,
                                            tokens, padding (empty rows of last pages), kv_bytes_per_token (K and V
                                            bytes read per token of the batch)
 
@@ -193,7 +193,7 @@ def _compute(items):
     done = attention.run(algo, **options, **sizes)
     out = {key: v for key, v in done.sizes.items() if key != "causal"}
     out.update(done.result.ledger.numbers())
-    out.update(done.tiles)
+    out.update(done.counts)
     if algo == "paged-decoding":  # K and V bytes read per token of the batch
         out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
     elif attending:
