@@ -2,7 +2,14 @@
 (its worker is not needed to draw, play or resize a figure, and loading it costs the 2 shared cores), and reading
 the figure as it stands."""
 
+import io
+import json
+from contextlib import redirect_stdout
 from pathlib import Path
+
+from python_intent import PYTHON_READY_S
+
+from tests.pages.kernel_pages import trace_args
 
 PAGES = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.md"))  # the textbook's pages
 KERNEL_PAGES = [
@@ -27,6 +34,42 @@ def open_figure(page, url):
     page.goto(url)
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0 && window.kernelviz")
     page.wait_for_selector("#kv-figure svg:not([data-prerendered])")
+
+
+# {name: value}, the prerendered keys, each input's range and the tied sizes ({N_kv: N}) of the page's size form.
+SIZE_FORM = """() => { const f = document.querySelector('form.kv-sizes');
+  const inputs = [...f.querySelectorAll('input[name]')];
+  return { sizes: Object.fromEntries(inputs.map((i) => [i.name, Number(i.value)])),
+           ranges: Object.fromEntries(inputs.map((i) => [i.name, [Number(i.min), Number(i.max)]])),
+           prerendered: JSON.parse(f.dataset.prerendered), tied: JSON.parse(f.dataset.tied || '{}') }; }"""
+STEP_KEYS = """() => window.kernelviz.scene().nodes.find((n) => n.kind === 'step_list').steps.map((s) => s.key)"""
+
+
+def sizes_key(sizes):
+    """The size form's name of `sizes` ({N: 12, Br: 4}: 'N12-Br4'), as data-applied and the prerendered scenes say."""
+    return "-".join(f"{n}{v}" for n, v in sizes.items())
+
+
+def wait_applied(page, sizes, timeout_s=PYTHON_READY_S):
+    """Wait until the size form says the figure shows `sizes` (Python may have to start to draw them)."""
+    page.wait_for_function(
+        "(k) => document.querySelector('form.kv-sizes').dataset.applied === k",
+        arg=sizes_key(sizes),
+        timeout=timeout_s * 1000,
+    )
+
+
+def ledger_total(slug, sizes):
+    """total_bytes of `kernelviz trace ... --json` for the page's algorithm at `sizes` (None: not traced)."""
+    args = trace_args(slug, sizes)
+    if args is None:
+        return None
+    from kernelviz import cli
+
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert cli.main(["trace", *args]) == 0
+    return json.loads(out.getvalue())["total_bytes"]
 
 
 def step_count(page):

@@ -5,8 +5,7 @@ hides whole; and when S fills on the diagonal tile, exactly the cells the mask h
 @edge), none without the mask. N_kv follows N in the form while the two are equal."""
 
 import pytest
-from figure_page import HBM_BYTES, open_figure
-from test_kernel_sizes import STEP_KEYS, ledger_total, wait_applied
+from figure_page import HBM_BYTES, STEP_KEYS, ledger_total, open_figure, wait_applied
 
 SIZES = {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4}
 # Elements painted as a masked score: @paper filled, @edge outlined (figlib's MASKED).

@@ -5,45 +5,22 @@ independent of the page); every bullet bound by key plays the first step with it
 the edit of the issue's first paragraph (more tiles, through the kernel's sizes call) and Run leave every bullet
 playing its own step, and the form then draws other sizes of the edited kernel with Python."""
 
-import io
-import json
-from contextlib import redirect_stdout
-
 import pytest
 from figure_page import (
     HBM_BYTES,
     KERNEL_PAGES,
     MEASURE_EVERY_STEP,
+    SIZE_FORM,
+    STEP_KEYS,
     fit_problems,
+    ledger_total,
     open_figure,
     step_count,
+    wait_applied,
 )
 from python_intent import start_python
 
-from tests.pages.kernel_pages import Page, trace_args
-
-PYTHON_READY_S = 120  # a cold Pyodide on a loaded 2-core machine
-
-# {name: value}, the prerendered keys, and each input's range, of the page's size form.
-FORM = """() => { const f = document.querySelector('form.kv-sizes');
-  const inputs = [...f.querySelectorAll('input[name]')];
-  return { sizes: Object.fromEntries(inputs.map((i) => [i.name, Number(i.value)])),
-           ranges: Object.fromEntries(inputs.map((i) => [i.name, [Number(i.min), Number(i.max)]])),
-           prerendered: JSON.parse(f.dataset.prerendered), tied: JSON.parse(f.dataset.tied || '{}') }; }"""
-STEP_KEYS = """() => window.kernelviz.scene().nodes.find((n) => n.kind === 'step_list').steps.map((s) => s.key)"""
-
-
-def ledger_total(slug, sizes):
-    """total_bytes of `kernelviz trace ... --json` for the page's algorithm at `sizes` (None: not traced)."""
-    args = trace_args(slug, sizes)
-    if args is None:
-        return None
-    from kernelviz import cli
-
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["trace", *args]) == 0
-    return json.loads(out.getvalue())["total_bytes"]
+from tests.pages.kernel_pages import Page
 
 
 def parse(key, names):
@@ -60,13 +37,6 @@ def ragged(sizes):
     if "page_size" in sizes:
         return any(sizes[n] % sizes["page_size"] for n in ("L0", "L1"))
     return any(sizes["N"] % v for name, v in sizes.items() if name in ("Br", "Bc"))
-
-
-def wait_applied(page, sizes):
-    want = "-".join(f"{n}{v}" for n, v in sizes.items())
-    page.wait_for_function(
-        "(k) => document.querySelector('form.kv-sizes').dataset.applied === k", arg=want, timeout=PYTHON_READY_S * 1000
-    )
 
 
 def check_figure(page, slug, sizes):
@@ -91,7 +61,7 @@ def check_figure(page, slug, sizes):
 def test_the_form_and_the_url_redraw_the_figure_at_prerendered_sizes(reading, site_url, slug):
     page = reading
     open_figure(page, f"{site_url}/{slug}.html")
-    form = page.evaluate(FORM)
+    form = page.evaluate(SIZE_FORM)
     names, default = list(form["sizes"]), form["sizes"]
     others = [parse(key, names) for key in form["prerendered"]]
     assert default in others  # the page's own sizes are prerendered too
@@ -125,7 +95,7 @@ def test_the_kernel_edited_to_more_tiles_keeps_every_bullet_on_its_own_step(shar
     bullet then plays its own step. Then the form draws other sizes of the edited kernel, with Python."""
     page = shared_page
     page.goto(f"{site_url}/flash-attention-2.html")
-    start_python(page, PYTHON_READY_S)
+    start_python(page)
     last = page.evaluate("kernelvizEditors.editors.length") - 1
     code = page.evaluate("(i) => kernelvizEditors.editors[i].code()", last)
     default = page.evaluate("window.kernelviz.sizes()")
@@ -154,7 +124,7 @@ def test_sizes_not_prerendered_start_python_and_the_figure_stays_until_it_draws_
     page = shared_page
     page.goto(f"{site_url}/flash-attention-2.html")
     page.wait_for_function("performance.getEntriesByName('kv:figure-ready').length > 0")
-    form = page.evaluate(FORM)
+    form = page.evaluate(SIZE_FORM)
     name, value = next(
         (name, v)
         for name, (lo, hi) in form["ranges"].items()

@@ -4,14 +4,10 @@ an edit, Run, or a size that was not drawn in advance fetches it; while it downl
 shows a progress bar in MB that reaches the total; a Run pressed while Python loads runs once it is ready; a
 failed download says so, keeps the reader's edit, and Run tries again."""
 
+from figure_page import SIZE_FORM, sizes_key, wait_applied
 from python_intent import PYTHON_READY_S, mount_editors
 
 PAGE = "flash-attention-2.html"
-FORM = """() => { const f = document.querySelector('form.kv-sizes');
-  const inputs = [...f.querySelectorAll('input[name]')];
-  return { sizes: Object.fromEntries(inputs.map((i) => [i.name, Number(i.value)])),
-           ranges: Object.fromEntries(inputs.map((i) => [i.name, [Number(i.min), Number(i.max)]])),
-           prerendered: JSON.parse(f.dataset.prerendered), tied: JSON.parse(f.dataset.tied || '{}') }; }"""
 STATE = "kernelvizEditors.python.state"
 
 
@@ -24,10 +20,6 @@ def untied(form):
     changes two boxes)."""
     tied = {*form["tied"], *form["tied"].values()}
     return {name: r for name, r in form["ranges"].items() if name not in tied}
-
-
-def key(sizes):
-    return "-".join(f"{n}{v}" for n, v in sizes.items())
 
 
 def open_page(page, site_url):
@@ -43,16 +35,15 @@ def test_reading_playing_and_prerendered_sizes_fetch_no_python(page, site_url):
         page.evaluate("(k) => window.kernelviz.goTo(k)", k)
     page.mouse.wheel(0, 2000)
     page.keyboard.press("Tab")  # a keyboard reader passing by: focus alone does not fetch 14 MB
-    form = page.evaluate(FORM)
+    form = page.evaluate(SIZE_FORM)
     name, (lo, hi) = next(iter(untied(form).items()))
     value = next(
         v
         for v in range(lo, hi + 1)
-        if key({**form["sizes"], name: v}) in form["prerendered"] and v != form["sizes"][name]
+        if sizes_key({**form["sizes"], name: v}) in form["prerendered"] and v != form["sizes"][name]
     )
     page.locator(f"form.kv-sizes input[name={name}]").fill(str(value))
-    want = key({**form["sizes"], name: value})
-    page.wait_for_function("(k) => document.querySelector('form.kv-sizes').dataset.applied === k", arg=want)
+    wait_applied(page, {**form["sizes"], name: value}, timeout_s=30)  # prerendered: no Python to wait for
     page.wait_for_timeout(1000)
     assert pyodide(page) == [] and page.evaluate(STATE) == "idle"
     assert "MB" in page.locator(".kv-editor-status").first.inner_text()  # says what Python would cost
@@ -91,19 +82,16 @@ def test_run_pressed_before_python_loads_runs_once_it_is_ready(page, site_url):
 
 def test_a_size_not_prerendered_starts_python(page, site_url):
     open_page(page, site_url)
-    form = page.evaluate(FORM)
+    form = page.evaluate(SIZE_FORM)
     name, value = next(
         (name, v)
         for name, (lo, hi) in untied(form).items()
         for v in range(lo, hi + 1)
-        if key({**form["sizes"], name: v}) not in form["prerendered"]
+        if sizes_key({**form["sizes"], name: v}) not in form["prerendered"]
     )
     assert pyodide(page) == []
     page.locator(f"form.kv-sizes input[name={name}]").fill(str(value))
-    want = key({**form["sizes"], name: value})
-    page.wait_for_function(
-        "(k) => document.querySelector('form.kv-sizes').dataset.applied === k", arg=want, timeout=PYTHON_READY_S * 1000
-    )
+    wait_applied(page, {**form["sizes"], name: value})
     assert pyodide(page) != []
 
 
