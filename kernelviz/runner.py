@@ -6,6 +6,7 @@ runs this file unchanged), so it imports nothing but the standard library, pie a
 
     result = run([Source(helpers), Source(kernel)], sizes={"N": 12})
     result.sizes   # the sizes the kernel drew at (figlib.sizes), {} when it asked for none
+    result.tied    # those whose default is another size, {"N_kv": "N"} (figlib.sizes(N=8, N_kv="N"))
     result.scene   # the Scene dict, or None when an editor failed
     result.error   # None, or where it failed: editor index, line in the editor, line in its file, traceback
 
@@ -58,6 +59,7 @@ class RunResult:
     error: RunError | None = None
     outputs: list = field(default_factory=list)  # stdout of each editor that ran, in order
     sizes: dict = field(default_factory=dict)  # the sizes the kernel asked for (figlib.sizes), with their values
+    tied: dict = field(default_factory=dict)  # those whose default is another size, {N_kv: "N"} (figlib.sizes)
 
     @property
     def ok(self):
@@ -162,6 +164,6 @@ def run(sources, sizes=None, *, interrupts=True, on_editor=None):
             file_line = None if line is None else failed.first_line + line - 1
             message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
             error = RunError(editor, name, line, file_line, type(exc).__name__, message, trimmed)
-            return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs, _sizes.used())
+            return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs, _sizes.used(), _sizes.tied())
         outputs.append(stdout.cut(before))
-    return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs, _sizes.used())
+    return RunResult(pie.scene(), stdout.getvalue(), stderr.getvalue(), None, outputs, _sizes.used(), _sizes.tied())

@@ -2,10 +2,13 @@
 
     N, Br, Bc = sizes(N=8, Br=4, Bc=4)   # in the kernel editor
     N, causal = sizes(N=8, causal=0)     # a size whose default is 0 may be 0: a switch (0 off, 1 on)
+    N, N_kv = sizes(N=8, N_kv="N")       # a size whose default is another (earlier) size: N_kv is N unless given
 
 returns the defaults in the order they are named, each replaced by the size of that name the runner was given
 (``runner.run(sources, sizes={"N": 12})``: the size form of the page, a prerendered scene, a test). The names and
-the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has. The names
+the values used are remembered (``used()``), so the site builder knows which sizes a page's figure has, and so are
+the sizes whose default is another size (``tied()``: {"N_kv": "N"}), which the page's size form keeps equal to it
+while the reader leaves them so, and which are prerendered equal to it. The names
 are the glossary's (``kernelviz.glossary``): an old one (``n_splits``) works, with a warning naming the new one
 (``splits``) on stderr, and the size is then given and remembered under the new name. Each value is a ``Size``: an
 int that knows its name, so that the figure library can say which size to change when a loop asks for a tile a
@@ -18,6 +21,7 @@ from .. import glossary
 
 _given = {}  # name -> int: what the runner was given for the run in progress
 _used = {}  # name -> int: what the last call of sizes() returned
+_tied = {}  # name -> name: the sizes of the last call whose default is another size
 
 
 class Size(int):
@@ -48,18 +52,29 @@ def give(given):
     _given.clear()
     _given.update({str(n): v for n, v in (given or {}).items()})
     _used.clear()
+    _tied.clear()
 
 
 def sizes(**defaults):
     """The sizes named by `defaults` (name=default), in that order, as a tuple: each default replaced by the size
     of that name the runner was given. Raises ValueError when a default or a given size is not a whole number >= 1
-    (>= 0 for a size whose default is 0), or when the runner was given a size this call does not name (so a misspelt
-    size in a URL is an error, not ignored)."""
+    (>= 0 for a size whose default is 0), when a default that is a name (N_kv="N") is not that of a size named before
+    it with a number, or when the runner was given a size this call does not name (so a misspelt size in a URL is an
+    error, not ignored)."""
     if not defaults:
         raise TypeError("sizes: name at least one size with its default, e.g. sizes(N=8, Br=4, Bc=4)")
     defaults = _named(defaults, "sizes")
     given = _named(_given, "sizes (given to the runner)")
+    tied = {n: v for n, v in defaults.items() if isinstance(v, str)}
     for name, value in defaults.items():
+        if name in tied:
+            before = [n for n in list(defaults)[: list(defaults).index(name)] if n not in tied]
+            if value not in before:
+                raise ValueError(
+                    f"sizes: {name}={value!r} must name a size given a number before it "
+                    f"({', '.join(before) or 'none here'}), e.g. sizes(N=8, N_kv='N')"
+                )
+            continue
         _checked("sizes", name, value, least=0 if value == 0 else 1)
         if value == 0 and name in given:
             _checked("sizes (given to the runner)", name, given[name], least=0)
@@ -73,7 +88,10 @@ def sizes(**defaults):
             f"but this kernel's sizes are {', '.join(defaults)}"
         )
     _used.clear()
-    _used.update({n: given.get(n, d) for n, d in defaults.items()})
+    for n, d in defaults.items():
+        _used[n] = given.get(n, _used[d] if n in tied else d)
+    _tied.clear()
+    _tied.update(tied)
     return tuple(Size(v, n) for n, v in _used.items())
 
 
@@ -84,6 +102,11 @@ def _named(sizes, where):
     for message in messages:
         print(f"warning: {message}", file=sys.stderr)
     return sizes
+
+
+def tied():
+    """{name: the size its default is} of the last call of sizes() since the runner started ({"N_kv": "N"})."""
+    return dict(_tied)
 
 
 def used():

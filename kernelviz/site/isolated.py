@@ -222,6 +222,7 @@ def _result(data):
         RunError(**error) if error else None,
         data["outputs"],
         data.get("sizes", {}),
+        data.get("tied", {}),
     )
 
 

@@ -5,7 +5,6 @@ matter gives the form's ranges, in the kernel's order,
 
     sizes: {N: [1, 24], Br: [1, 8], Bc: [1, 8]}    # name: [min, max] (min 0 for a switch such as causal)
     prerender: {Br: [2, 4], Bc: [2, 4]}             # optional: only these values of these sizes are prerendered
-                                                    # ({N_kv: [N]}: N_kv prerendered equal to N only)
 
 (sizes named as in ``kernelviz.glossary``; an old name is a warning naming the new one)
 gets in its figure's box the form
@@ -18,7 +17,9 @@ and the files ``scenes/SLUG/N8-Br4-Bc4.json`` (name=value pairs in the form's or
 Scene the runner draws at those sizes, exactly what the page would embed. Prerendered: every combination within the
 ranges (and `prerender`'s values) whose tiles, ceil(N / B) for each size B named ``B...``, and whose ``splits`` are
 at most ``TILES`` (and splits at most the tiles), and that the kernel draws without an error; the kernel's own sizes
-always. Other sizes in range are drawn by Python in the browser.
+always. A size whose default is another size (``sizes(N=8, N_kv="N")``: the run's ``tied``) is prerendered equal to
+it, and the form keeps it equal while the reader leaves it so (``data-tied``). Other sizes in range are drawn by
+Python in the browser.
 
 Scenes are kept between builds under the hash of what draws them (``scene_cache``), so a rebuild runs only what
 changed; the runs themselves go to child processes (``isolated.run_batches``), a batch per CPU.
@@ -79,15 +80,10 @@ def named(page, key, diagnostics):
     return spec
 
 
-def tied_sizes(ranges, only):
-    """{name: the size it is tied to} of `only` (the front matter's prerender): N_kv: [N] ties N_kv to N."""
-    return {n: v[0] for n, v in (only or {}).items() if v and isinstance(v[0], str) and v[0] in ranges}
-
-
-def combinations(defaults, ranges, only=None, tiles=TILES):
-    """The sizes to prerender (dicts in the form's order): see the module docstring. `only`: {name: [values]}."""
-    only = only or {}
-    tied = tied_sizes(ranges, only)
+def combinations(defaults, ranges, only=None, tied=None, tiles=TILES):
+    """The sizes to prerender (dicts in the form's order): see the module docstring. `only`: {name: [values]};
+    `tied`: {name: the size it equals} (the run's ``tied``)."""
+    only, tied = only or {}, tied or {}
     values = [[None] if n in tied else [v for v in range(lo, hi + 1) if n not in only or v in only[n]]
               for n, (lo, hi) in ranges.items()]  # fmt: skip
     out = [dict(defaults)]
@@ -114,7 +110,8 @@ def prerender(site, diagnostics, limits=None):
         drawing = drawing or scene_cache.drawing_digest()  # read once a build, and only when a page has a form
         defaults, digest = dict(page.run.sizes), scene_cache.page_digest(page.editors, drawing)
         only = named(page, "prerender", diagnostics)
-        wanted = combinations(defaults, ranges, only)
+        tied = {n: to for n, to in page.run.tied.items() if n in ranges and to in ranges}
+        wanted = combinations(defaults, ranges, only, tied)
         drawn = {name(defaults): json.dumps(page.run.scene, separators=(",", ":"))}
         for sizes in wanted[1:]:
             key = scene_cache.key(digest, sizes)
@@ -123,7 +120,7 @@ def prerender(site, diagnostics, limits=None):
                 todo.append((page, sizes, key, drawn))
             else:
                 drawn[name(sizes)] = text
-        planned[page.slug] = (ranges, defaults, wanted, drawn, tied_sizes(ranges, only))
+        planned[page.slug] = (ranges, defaults, wanted, drawn, tied)
     if todo:
         workers = min(4, os.cpu_count() or 1)
         batches = [todo[n::workers] for n in range(workers)]

@@ -73,3 +73,25 @@ def test_a_size_whose_default_is_0_may_be_0_and_only_it():
     assert err.message == "sizes (given to the runner): causal must be a whole number at least 0, got -1"
     err = run([switch], sizes={"N": 0}).error
     assert err.message == "sizes (given to the runner): N must be a whole number at least 1, got 0"
+
+
+def test_a_size_whose_default_is_another_size_takes_its_value_unless_given():
+    tie = "from kernelviz.figlib import sizes\nN, N_kv, Bc = sizes(N=8, N_kv='N', Bc=4)\nprint(N, N_kv, Bc)"
+    result = run([tie])
+    assert result.stdout == "8 8 4\n" and result.sizes == {"N": 8, "N_kv": 8, "Bc": 4}
+    assert result.tied == {"N_kv": "N"}
+    assert run([tie], sizes={"N": 12}).stdout == "12 12 4\n"  # N given alone: N_kv follows it
+    assert run([tie], sizes={"N": 12, "N_kv": 5}).stdout == "12 5 4\n"
+    assert run([KERNEL]).tied == {}  # and the next run forgets it
+    err = run([tie], sizes={"N_kv": 0}).error
+    assert err.message == "sizes (given to the runner): N_kv must be a whole number at least 1, got 0"
+
+
+def test_a_default_naming_no_size_before_it_is_an_error_naming_them():
+    err = run(["from kernelviz.figlib import sizes\nsizes(N_kv='N', N=8)"]).error
+    assert (
+        err.message
+        == "sizes: N_kv='N' must name a size given a number before it (none here), e.g. sizes(N=8, N_kv='N')"
+    )
+    err = run(["from kernelviz.figlib import sizes\nsizes(N=8, Bc=4, N_kv='M')"]).error
+    assert "N_kv='M' must name a size given a number before it (N, Bc)" in err.message

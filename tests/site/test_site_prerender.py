@@ -49,8 +49,8 @@ def test_combinations_keep_the_defaults_first_and_at_most_six_tiles_or_splits():
 def test_a_size_tied_to_another_is_prerendered_equal_to_it_and_a_switch_at_its_values():
     ranges = {"N": (1, 24), "N_kv": (1, 24), "Br": (1, 8), "Bc": (1, 8), "causal": (0, 1)}
     defaults = {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0}
-    only = {"N_kv": ["N"], "Br": [2, 4], "Bc": [2, 4], "causal": [0]}
-    combos = prerender.combinations(defaults, ranges, only)
+    only = {"Br": [2, 4], "Bc": [2, 4], "causal": [0]}
+    combos = prerender.combinations(defaults, ranges, only, tied={"N_kv": "N"})
     plain = prerender.combinations({"N": 8, "Br": 4, "Bc": 4}, {n: ranges[n] for n in ("N", "Br", "Bc")},
                                    {"Br": [2, 4], "Bc": [2, 4]})  # fmt: skip
     assert combos[0] == defaults and all(c["N_kv"] == c["N"] and c["causal"] == 0 for c in combos)
@@ -111,8 +111,10 @@ def test_the_real_pages_prerender_every_count_of_tiles_and_splits_from_1_to_6(sl
     text = (Path(__file__).resolve().parents[2] / "pages" / f"{slug}.md").read_text()
     front = yaml.safe_load(text.split("---")[1])
     ranges = {n: tuple(r) for n, r in front["sizes"].items()}
-    defaults = {n: int(re.search(rf"\b{n}=(\d+)", text).group(1)) for n in ranges}  # the kernel's sizes(...)
-    combos = prerender.combinations(defaults, ranges, front.get("prerender"))
+    found = {n: re.search(rf'\b{n}=(\d+|"\w+")', text).group(1) for n in ranges}  # the kernel's sizes(...)
+    tied = {n: v.strip('"') for n, v in found.items() if v.startswith('"')}  # N_kv="N"
+    defaults = {n: int(found[tied.get(n, n)]) for n in ranges}
+    combos = prerender.combinations(defaults, ranges, front.get("prerender"), tied)
     counts = {t for c in combos for t in tiles(c)}
     assert set(range(1, 7)) <= counts
     assert 20 <= len(combos) <= 150, "enough to play with, few enough to build in seconds"
