@@ -46,7 +46,7 @@ def instances(kernel, head_dims=HEAD_DIMS):
     and bf16, 'fa2_mma<64, 64, 64, 0>', 'fa2_mma<64, 64, 64, 1>', ...)."""
     names = []
     for d in head_dims:
-        for dtype in ("fp16", "bf16") if kernel == "fa2_mma" else ("fp16",):  # the others ignore dtype
+        for dtype in kernels.compiled_dtypes(kernel):
             launches = kernels.plan(kernel, 1, 1, d, n_splits=2, dtype=dtype)  # every launch: the combines too
             names += [launch.name for launch in launches]
     return list(dict.fromkeys(names))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache, fragments, half, kernels, nvrtc
+from . import cache, half, kernels, nvrtc
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
@@ -49,9 +49,8 @@ def build(kernel, configs, source=None):
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     configs = " ".join(f"C({br},{bc},{d})" for br, bc, d in sorted(set(configs)))
-    shim, warp, harness = ((HERE / name).read_text() for name in ("shim.h", "warp.h", "harness.cpp"))
-    layouts = fragments.header()  # the fragment layouts warp.h includes, from their one source
-    digest = cache.key(kernel, source, configs, shim, warp, layouts, harness, FLAGS, cache.version(gxx))
+    headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "fragments.h", "harness.cpp")]
+    digest = cache.key(kernel, source, configs, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
     if exe.exists():
@@ -60,8 +59,7 @@ def build(kernel, configs, source=None):
     cache.write_atomic(src, source.encode())
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         out = Path(tmp) / "a.out"
-        (Path(tmp) / "fragments.h").write_text(layouts)
-        command = [gxx, *FLAGS, f"-I{HERE}", f"-I{tmp}", f'-DKV_FILE="{src}"', f"-D{_DEFINE[kernel]}"]
+        command = [gxx, *FLAGS, f"-I{HERE}", f'-DKV_FILE="{src}"', f"-D{_DEFINE[kernel]}"]
         command += [f"-DKV_CONFIGS={configs}", str(HERE / "harness.cpp"), "-o", str(out)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:

@@ -17,8 +17,8 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
-// region: ptx
 // The PTX, one instruction a function (on the CPU shim, cpu/warp.h does what it does: KVSHIM).
+// region: mma
 // mma: d += a b over one 16×8 tile; a: 4 registers of A's fragment, b: 2 of B's, d: 4 floats of D's
 template <int BF16>
 __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
@@ -35,7 +35,9 @@ __device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const unsigned (&a)[
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
+// endregion
 
+// region: ldmatrix
 // ldmatrix: four 8×8 matrices from SRAM; this lane gives the address of one 16-byte row (lanes 8m..8m+7: matrix m)
 template <bool TRANS>
 __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned short* row) {
@@ -51,7 +53,9 @@ __device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned sho
                      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at));
 #endif
 }
+// endregion
 
+// region: cvt
 // cvt: two floats rounded to 16 bits (nearest even) in one register, lo in the low half
 template <int BF16>
 __device__ __forceinline__ unsigned pack2(float lo, float hi) {
@@ -64,7 +68,9 @@ __device__ __forceinline__ unsigned pack2(float lo, float hi) {
     return r;
 #endif
 }
+// endregion
 
+// region: copy
 // 16 bytes (8 elements) from src to dst, or zeros when src is null
 __device__ __forceinline__ void copy16(unsigned short* dst, const unsigned short* src) {
 #ifdef KVSHIM

@@ -202,13 +202,13 @@ def plan(
     n_splits=1,
     limit=STATIC_SHARED_LIMIT,
     thread_limits=None,
-    dtype="fp16",
+    dtype=None,
 ):
     """The launches of `kernel` for these shapes, in order, after checking each against `limit` bytes of shared
     memory per block, CUDA's grid limits and, where `thread_limits` ({name: (most threads, why)}, e.g. from the
-    compiled kernels' registers) has the launch, its threads. `dtype` ("fp16" or "bf16"): fa2_mma's inputs, the
-    last argument of its template. Raises ValueError for a bad shape or a grid too large, SharedMemoryError for
-    tiles that do not fit, ThreadLimitError for too many threads."""
+    compiled kernels' registers) has the launch, its threads. `dtype` ("fp16", the default, or "bf16"): fa2_mma's
+    inputs, the last argument of its template (the other kernels take None). Raises ValueError for a bad shape or a
+    grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
     br, bc = tiles or default_tiles(kernel, d)
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
@@ -218,6 +218,7 @@ def plan(
     if kernel == "fa2":
         launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
     elif kernel == "fa2_mma":
+        dtype = dtype or "fp16"
         check_mma(br, bc, d, threads, dtype)
         name = f"fa2_mma<{br}, {bc}, {d}, {int(dtype == 'bf16')}>"
         launches = [Launch(name, (math.ceil(n / br), bh), threads, smem[0])]
@@ -251,6 +252,11 @@ def plan(
         if launch.name in (thread_limits or {}):
             check_threads(launch, *thread_limits[launch.name])
     return launches
+
+
+def compiled_dtypes(kernel):
+    """The dtypes `kernel` is instantiated for (plan's `dtype`): fp16 and bf16 for fa2_mma, (None,) for the others."""
+    return ("fp16", "bf16") if kernel == "fa2_mma" else (None,)
 
 
 def check_mma(br, bc, d, threads, dtype):
@@ -324,6 +330,17 @@ def data_tiles(kernel, arrays):
         return None
     found = paged_sizes(arrays)
     return found["G"], found["PAGE"]
+
+
+SIXTEEN_BIT = {"fa2_mma": ("Q", "K", "V", "O")}  # arrays of fp16 or bf16 bits (C: unsigned short)
+
+
+def element_type(kernel, name):
+    """The C type of the elements of `kernel`'s array argument `name`: "unsigned short" (fp16/bf16 bits),
+    "int" (block tables and lengths) or "float"."""
+    if name in SIXTEEN_BIT.get(kernel, ()):
+        return "unsigned short"
+    return "int" if name in INDEX_INPUTS else "float"
 
 
 def dtypes(kernel, arrays):

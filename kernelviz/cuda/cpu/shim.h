@@ -6,7 +6,8 @@
 //
 // Schedules (kvshim::Schedule), for the threads of a block between two barriers:
 //   threads   all run at once, as the OS schedules them (std::barrier);
-//   forward   one at a time, thread 0 first, each until its next barrier: deterministic;
+//   forward   one at a time, thread 0 first, each until its next barrier (a warp's lanes before the next warp's):
+//             deterministic;
 //   backward  the same, last thread first.
 // A kernel that leaves out a __syncthreads() it needs gives a wrong answer under forward or backward every time.
 //
@@ -88,10 +89,11 @@ struct Concurrent : Sync {
 };
 
 // One thread runs at a time. A thread hands its turn on when it waits (at __syncthreads() or at its warp's
-// rendezvous) and when it returns, to the next thread in `order` (cyclically) that may run; a barrier lets its
-// threads run again once every thread of its scope still running has reached it (the block for __syncthreads(),
-// the warp for a rendezvous). With block barriers alone this is the round robin: every thread reaches barrier k
-// before any thread passes it, as __syncthreads() promises.
+// rendezvous) and when it returns, to the next thread in `order` (cyclically) that may run, one of its own warp if
+// one may: a warp runs as far ahead of the others as it can, to its next __syncthreads(), as a warp may on a GPU,
+// so a barrier missing between warps shows. A barrier lets its threads run again once every thread of its scope
+// still running has reached it (the block for __syncthreads(), the warp for a rendezvous). With block barriers
+// alone this is the round robin: every thread reaches barrier k before any thread passes it.
 struct Turns : Sync {
     enum State { ready, at_block, at_warp, done };
     int n;
@@ -119,12 +121,13 @@ struct Turns : Sync {
     // Hand the turn from t to the next thread in order that may run and return it (t itself, if it is the one);
     // -1 when every thread has returned. Threads that wait but none may run: a deadlock, reported (exit status 5).
     int hand_on(int t) {
-        for (int k = 1; k <= n; k++) {
-            int u = order[(rank[t] + k) % n];
-            if (state[u] != ready) continue;
-            if (u != t) turn[u]->release();
-            return u;
-        }
+        for (int same = 1; same >= 0; same--)  // a lane of t's own warp first, then any thread
+            for (int k = 1; k <= n; k++) {
+                int u = order[(rank[t] + k) % n];
+                if (state[u] != ready || (same && u / WARP != t / WARP)) continue;
+                if (u != t) turn[u]->release();
+                return u;
+            }
         for (int u = 0; u < n; u++)
             if (state[u] != done) {
                 std::fprintf(stderr, "deadlock: thread %d waits at %s that not every thread of its %s reaches\n", u,

@@ -4,8 +4,8 @@
 //
 // Each collective is a rendezvous of the warp's 32 lanes (shim.h: a barrier per warp, or turns): every lane leaves
 // its operands in the warp's slots, waits for the others, and then computes its own results from all of them, by
-// the fragment layouts of the PTX ISA in fragments.h (generated from kernelviz/cuda/fragments.py, the one place they
-// are written). ldmatrix reads a lane's row of shared memory when that lane issues it, not at the rendezvous: a
+// the fragment layouts of the PTX ISA in fragments.h (written from kernelviz/cuda/fragments.py, the one place they
+// are defined; a test holds the two equal). ldmatrix reads a lane's row of shared memory when that lane issues it, not at the rendezvous: a
 // kernel that reads rows other lanes wrote without a __syncwarp() between reads what was there before, as it may on
 // a GPU. The mask arguments are taken to be the full warp, the only mask these kernels use.
 //
