@@ -18,17 +18,18 @@ def check(dtype):
         raise ValueError(f"dtype must be one of {DTYPES}, not {dtype!r}")
 
 
-def bits(x, dtype):
-    """uint16 bits of `x` rounded to `dtype` (nearest even; NaN becomes 0x7fff)."""
+def bits(x, dtype, xp=np):
+    """uint16 bits of `x` rounded to `dtype` (nearest even; NaN becomes 0x7fff); `xp`: the array module (NumPy, or
+    CuPy for device arrays)."""
     check(dtype)
-    x = np.asarray(x, dtype=np.float32)
+    x = xp.asarray(x, dtype=xp.float32)
     if dtype == "fp16":
         with np.errstate(over="ignore"):  # beyond 65,504 rounds to inf, as cvt.rn does
-            rounded = x.astype(np.float16).view(np.uint16)
+            rounded = x.astype(xp.float16).view(xp.uint16)
     else:
-        u = x.view(np.uint32).astype(np.uint64)
-        rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-    return np.where(np.isnan(x), np.uint16(0x7FFF), rounded)  # one NaN, as the shim's and the GPU's cvt
+        u = x.view(xp.uint32).astype(xp.uint64)
+        rounded = ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(xp.uint16)
+    return xp.where(xp.isnan(x), xp.uint16(0x7FFF), rounded)  # one NaN, as the shim's and the GPU's cvt
 
 
 def values(b, dtype):

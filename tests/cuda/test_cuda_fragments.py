@@ -8,11 +8,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cuda_cases import needs_gxx
+from cuda_cases import EXPECTED, TIES, check_probe, needs_gxx, probe_inputs
 
 from kernelviz.cuda import cpu, fragments, half, kernels
 
-PROBE = Path(__file__).with_name("fragment_probe.cpp")
+PROBE = Path(__file__).with_name("fragment_probe.cpp")  # and fragment_probe.cuh, its kernel
 
 
 # PTX ISA 9.7.14.5.8, m16n8k16 with .f16/.bf16, worked by hand from its formulas
@@ -94,17 +94,6 @@ def probe(tmp_path_factory):
     return exe
 
 
-# Values to round: ties to even and not, a subnormal, overflow, NaN (the rest random).
-TIES = {
-    "fp16": [1 + 2**-11, 1 + 3 * 2**-11, 1 / 3, 70000.0, 2**-20, float("nan")],
-    "bf16": [1 + 2**-8, 1 + 3 * 2**-8, 1 / 3, 3.4e38, 2**-130, float("nan")],
-}
-EXPECTED = {  # their bits, worked by hand (fp16's 1/3 is also what g++'s _Float16 gives)
-    "fp16": [0x3C00, 0x3C02, 0x3555, 0x7C00, 0x0010, 0x7FFF],
-    "bf16": [0x3F80, 0x3F82, 0x3EAB, 0x7F80, 0x0008, 0x7FFF],
-}
-
-
 def test_rounding_to_16_bits():
     for dtype in half.DTYPES:
         assert half.bits(np.array(TIES[dtype], np.float32), dtype).tolist() == EXPECTED[dtype]
@@ -115,31 +104,11 @@ def test_rounding_to_16_bits():
 @pytest.mark.parametrize("schedule", cpu.SCHEDULES)
 @pytest.mark.parametrize("dtype", half.DTYPES)
 def test_every_lanes_registers_follow_the_layout(probe, dtype, schedule):
-    rng = np.random.default_rng(3)
-    m, n = (rng.integers(-8, 9, (16, 16)).astype(np.float32) for _ in range(2))  # exact in both formats
-    f = np.concatenate([TIES[dtype], rng.standard_normal(58)]).astype(np.float32)
+    m, n, f = probe_inputs(dtype)
     stdin = half.bits(m, dtype).tobytes() + half.bits(n, dtype).tobytes() + f.tobytes()
     done = subprocess.run([str(probe), str(int(dtype == "bf16")), schedule], input=stdin, capture_output=True)
     assert done.returncode == 0, done.stderr
     out = np.frombuffer(done.stdout, np.uint32)
     regs, rest = out[: 32 * 12].reshape(32, 3, 4), out[32 * 12 :]
     acc = rest[: 32 * 16].view(np.float32).reshape(32, 4, 4)
-    shuffled = rest[32 * 16 : 32 * 18].view(np.float32).reshape(32, 2)
-    packed = rest[32 * 18 :]
-    halves = np.stack([regs & 0xFFFF, regs >> 16], -1).reshape(32, 3, 8)  # element i: register i // 2, low half first
-    got = half.values(halves.astype(np.uint16), dtype)
-    for lane in range(32):
-        for i in range(8):
-            assert got[lane, 0, i] == m[fragments.mma_a(lane, i)], ("A from Qi", lane, i)
-        for i in range(4):
-            k, col = fragments.mma_b(lane, i)  # B = Kj^T: its (k, col) is Kj[col][k]; regs 2, 3: keys 8..15
-            assert got[lane, 1, i] == n[col, k] and got[lane, 1, 4 + i] == n[8 + col, k], ("B from Kj", lane, i)
-            assert got[lane, 2, i] == n[k, col] and got[lane, 2, 4 + i] == n[k, 8 + col], ("B from Vj", lane, i)
-    scores, pv = m @ n.T, m @ n
-    for lane in range(32):
-        for e in range(4):
-            r, c = fragments.mma_c(lane, e)
-            assert acc[lane, :, e].tolist() == [scores[r, c], scores[r, 8 + c], pv[r, c], pv[r, 8 + c]], (lane, e)
-    assert shuffled.tolist() == [[100.0 + (lane ^ 1), 100.0 + (lane ^ 2)] for lane in range(32)]
-    expected = half.bits(f, dtype).astype(np.uint32)
-    assert (packed == (expected[0::2] | expected[1::2] << 16)).all()
+    check_probe(dtype, m, n, f, regs, acc, rest[32 * 16 : 32 * 18].view(np.float32).reshape(32, 2), rest[32 * 18 :])
