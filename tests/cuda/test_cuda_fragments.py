@@ -112,3 +112,26 @@ def test_every_lanes_registers_follow_the_layout(probe, dtype, schedule):
     regs, rest = out[: 32 * 12].reshape(32, 3, 4), out[32 * 12 :]
     acc = rest[: 32 * 16].view(np.float32).reshape(32, 4, 4)
     check_probe(dtype, m, n, f, regs, acc, rest[32 * 16 : 32 * 18].view(np.float32).reshape(32, 2), rest[32 * 18 :])
+
+
+DEADLOCK = r"""
+#include "shim.h"
+__global__ void split() {  // lane 0 waits for its block, the rest of its warp for lane 0: never both
+    if (threadIdx.x == 0) __syncthreads();
+    else __syncwarp();
+}
+int main() { kvshim::launch(split, dim3{1, 1, 1}, dim3{32, 1, 1}, kvshim::Schedule::forward); }
+"""
+
+
+@needs_gxx
+def test_a_warp_split_between_barriers_is_reported_as_a_deadlock(tmp_path):
+    """On a GPU this hangs (or is undefined); the shim's turns see that no thread may run, and say so."""
+    (tmp_path / "split.cpp").write_text(DEADLOCK)
+    exe = tmp_path / "split"
+    subprocess.run(
+        [cpu.compiler(), *cpu.FLAGS, f"-I{cpu.HERE}", str(tmp_path / "split.cpp"), "-o", str(exe)], check=True
+    )
+    done = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)
+    assert done.returncode == 5
+    assert "deadlock: thread 0 waits at a __syncthreads() that not every thread of its block reaches" in done.stderr
