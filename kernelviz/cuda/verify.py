@@ -14,8 +14,8 @@ FA2 on tensor cores (fa2_mma) reads Q, K, V rounded to fp16 or bf16 (the referen
 is held to MMA_TOL[dtype] = 4u, u the format's unit roundoff (2^-11 for fp16, 2^-8 for bf16): its O is rounded to
 16 bits once on the way out (at most u of |o|), and P~ is rounded to 16 bits before it multiplies V (each weight
 off by at most u, which moves o by at most u·max|v| and, the errors being independent, far less in practice); its
-scores, m, l and accumulators are fp32, so L is held, with O, to the same measure. Measured on the shim: O within
-0.7u, L within 1e-7.
+scores, m, l and accumulators are fp32, so L is held, with O, to the same measure. Measured on the shim (verify's 48
+checks): O within 0.72u for fp16 and 0.93u for bf16, L within 1e-7.
 """
 
 from dataclasses import dataclass
