@@ -3,6 +3,8 @@
 Prefill (N in 1k, 4k, 16k; d = 64, 128; no mask): FA1 and FA2 against SDPA's MATH and EFFICIENT backends in
 float32 (the baseline is EFFICIENT), with FLASH and cuDNN in bfloat16 for context. Decode (one query row per head,
 N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIENT in float32 (the baseline).
+Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma in fp16 and in bf16 against SDPA's FLASH backend in
+the same dtype (the baseline), with max |O - O_flash| at N <= 4096.
 
 Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
 GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
@@ -151,6 +153,35 @@ def prefill(table):
             torch.cuda.empty_cache()
 
 
+def tensor_cores(table):
+    import torch
+
+    from kernelviz.cuda import launch
+
+    for d in (64, 128):
+        for n in (1024, 4096, 16384):
+            shape = f"BH={HEADS} N={n} d={d}"
+            flops, nbytes = 4 * n * n * d * HEADS, 4 * n * d * HEADS * 2
+            for dtype, torch_dtype in (("fp16", torch.float16), ("bf16", torch.bfloat16)):
+                q, k, v = (torch.randn(HEADS, n, d, device="cuda", dtype=torch_dtype) for _ in range(3))
+                flash = sdpa("FLASH_ATTENTION", q, k, v)
+                try:
+                    base = timed(flash)
+                    table.add("sdpa FLASH", dtype, shape, base, flops, nbytes)
+                except RuntimeError as e:
+                    base, flash = None, None
+                    table.add("sdpa FLASH", dtype, shape, None, flops, nbytes, why=str(e).splitlines()[0][:60])
+                go, out = launch.prepare("fa2_mma", q, k, v, dtype=dtype)
+                table.add("fa2_mma", dtype, shape, timed(go), flops, nbytes, base)
+                if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
+                    go()
+                    o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)
+                    err = (o.float() - flash()[0].float()).abs().max().item()
+                    print(f"{'':<22}fa2_mma vs sdpa FLASH ({dtype}): max |O - O_flash| = {err:.2e}")
+                del q, k, v, out
+                torch.cuda.empty_cache()
+
+
 def decode(table):
     import torch
 
@@ -185,6 +216,7 @@ def main():
     print(f"{torch.cuda.get_device_name()}: device-to-device copy {copy_bw / 1e9:.0f} GB/s (read + write)")
     prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
     decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
     print(f"\n{math.ceil(time.perf_counter() - started)} s")
     return 0
 

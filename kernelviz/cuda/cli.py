@@ -66,5 +66,7 @@ def main(args):
         return 1
     print(verify.table(found))
     failed = [c for c in found if not c.ok]
-    print(f"\n{len(found) - len(failed)} passed, {len(failed)} failed (tolerance {verify.TOL:g}, relative)")
+    tols = ", ".join(f"{t} {verify.MMA_TOL[t]:.2g}" for t in verify.MMA_TOL)
+    passed = len(found) - len(failed)
+    print(f"\n{passed} passed, {len(failed)} failed (tolerance {verify.TOL:g}, relative; fa2_mma: {tols})")
     return 1 if failed else status

@@ -42,10 +42,13 @@ def nvcc():
 
 
 def instances(kernel, head_dims=HEAD_DIMS):
-    """The template names compiled for `kernel`, e.g. ['fa2<32, 32, 64>', 'fa2<16, 16, 128>']."""
+    """The template names compiled for `kernel`, e.g. ['fa2<32, 32, 64>', 'fa2<16, 16, 128>'] (fa2_mma: for fp16
+    and bf16, 'fa2_mma<64, 64, 64, 0>', 'fa2_mma<64, 64, 64, 1>', ...)."""
     names = []
     for d in head_dims:
-        names += [launch.name for launch in kernels.plan(kernel, 1, 1, d, n_splits=2)]  # every launch: the combines too
+        for dtype in kernels.compiled_dtypes(kernel):
+            launches = kernels.plan(kernel, 1, 1, d, n_splits=2, dtype=dtype)  # every launch: the combines too
+            names += [launch.name for launch in launches]
     return list(dict.fromkeys(names))
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import cache, kernels, nvrtc
+from . import cache, half, kernels, nvrtc
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
@@ -23,6 +23,7 @@ CPU_THREADS = 32
 _DEFINE = {
     "fa1": "KV_FA1",
     "fa2": "KV_FA2",
+    "fa2_mma": "KV_FA2_MMA",
     "flash_decoding": "KV_FD",
     "online_softmax": "KV_SOFTMAX",
     "fa2_bwd": "KV_FA2_BWD",
@@ -48,8 +49,8 @@ def build(kernel, configs, source=None):
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     configs = " ".join(f"C({br},{bc},{d})" for br, bc, d in sorted(set(configs)))
-    shim, harness = (HERE / "shim.h").read_text(), (HERE / "harness.cpp").read_text()
-    digest = cache.key(kernel, source, configs, shim, harness, FLAGS, cache.version(gxx))
+    headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "fragments.h", "harness.cpp")]
+    digest = cache.key(kernel, source, configs, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
     if exe.exists():
@@ -82,11 +83,12 @@ def run(
     causal=False,
     scale=None,
     tiles=None,
-    threads=CPU_THREADS,
+    threads=None,
     schedule="threads",
     n_splits=1,
     source=None,
     timeout=120,
+    dtype=None,
 ):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
@@ -94,25 +96,33 @@ def run(
     N_kv, D); flash decoding: q is (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k,
     v, o, do and lse (BH, N), or for paged decoding q, k_pages, v_pages, block_table, seq_lens (kernels.paged_sizes;
     its tiles are the data's (G, PAGE)); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to
-    kernels.default_tiles; `threads` per block; `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the
-    .cu text. Raises, before running, SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for
-    more threads than the kernel's registers allow on one; KernelRunError if the program fails or times out (FA2's
+    kernels.default_tiles; `threads` per block (default CPU_THREADS; fa2_mma: its 128); `schedule` one of SCHEDULES
+    (see cpu/shim.h); `source` replaces the .cu text; `dtype` ("fp16", the default, or "bf16"): fa2_mma's, to which
+    its float32 q, k, v are rounded (half.round) and its O is read back from (as float32). Raises, before running,
+    SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's
+    registers allow on one; KernelRunError if the program fails or times out (FA2's
     backward: also if a plain store changed dQ, which blocks share; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
-    arrays = [
-        np.ascontiguousarray(x, dtype=dtype) for x, dtype in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)
-    ]
+    arrays = [np.ascontiguousarray(x, dtype=t) for x, t in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)]
+    mma = kernel == "fa2_mma"
+    dtype = (dtype or "fp16") if mma else None
+    if threads is None:
+        threads = kernels.WARP * kernels.MMA_WARPS if mma else CPU_THREADS
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits)  # the same checks as on a GPU ...
+    plan = dict(dtype=dtype) if mma else {}
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, **plan)  # the same checks as on a GPU ...
     if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
         names = [launch.name for launch in launches]
-        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=_thread_limits(kernel, names, source))
+        limits = _thread_limits(kernel, names, source)
+        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, **plan)
+    if mma:
+        arrays = [half.bits(x, dtype) for x in arrays]
     scale = 1.0 / np.sqrt(d) if scale is None else scale
     exe = build(kernel, [(*tiles, d)], source)
     argv = [exe, bh, n, n_kv, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
-    argv += kernels.extra_sizes(kernel, arrays)
+    argv += kernels.extra_sizes(kernel, arrays) + ([int(dtype == "bf16")] if mma else [])
     try:
         done = subprocess.run(
             [str(a) for a in argv],
@@ -124,11 +134,13 @@ def run(
         raise KernelRunError(f"{kernel} did not finish in {timeout} s (a deadlock at a __syncthreads()?)") from e
     if done.returncode != 0:
         raise KernelRunError(f"{kernel} failed (exit {done.returncode}): {done.stderr.decode().strip()}")
-    result, data, at = {}, np.frombuffer(done.stdout, dtype=np.float32), 0
+    result, data, at = {}, done.stdout, 0
     for name, shape in kernels.outputs(kernel, bh, n, d, n_splits, tiles).items():
-        size = int(np.prod(shape))
-        result[name] = data[at : at + size].reshape(shape).copy()
+        wide = np.uint16 if mma and name == "O" else np.float32  # fa2_mma's O: 16-bit, as its inputs
+        size = int(np.prod(shape)) * np.dtype(wide).itemsize
+        found = np.frombuffer(data[at : at + size], dtype=wide).reshape(shape)
+        result[name] = half.values(found, dtype) if wide is np.uint16 else found.copy()
         at += size
-    if at != data.size:
-        raise KernelRunError(f"{kernel} wrote {data.size} floats, expected {at}")
+    if at != len(data):
+        raise KernelRunError(f"{kernel} wrote {len(data)} bytes, expected {at}")
     return result

@@ -10,6 +10,9 @@ bottom-right) for N query rows. Online softmax reads X (BH, N), one row of score
 FA2's backward (fa2_bwd) reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and writes D (BH, N), dQ, dK, dV. The inputs and
 outputs are named as in the kernels (see `inputs` and `outputs`).
 
+FA2 on tensor cores (fa2_mma) reads Q, K, V and writes O as 16-bit fp16 or bf16 (its `dtype`, kernelviz.cuda.half),
+and L as float32; its block is 4 warps (Br = 64) and its tiles (64, Bc) are made of whole 16×16 fragments.
+
 Paged decoding reads Q (B, H_q, D), K_pages and V_pages (pages, PAGE, H_kv, D), block_table (B, max_pages) and
 seq_lens (B,), the last two int32 (see `paged_sizes`). Its sizes map onto the others' names: BH is B*H_kv (the decode
 blocks of one split, grid.y), N is max_pages, and the tiles (Br, Bc) are (G, PAGE): the G = H_q / H_kv query rows
@@ -23,13 +26,15 @@ from pathlib import Path
 import numpy as np
 
 FOLDER = Path(__file__).parent
-KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd", "paged_decoding")
+KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd", "paged_decoding", "fa2_mma")
 FILES = {k: f"{k}.cu" for k in KERNELS}
 ONE_ROW = ("online_softmax", "flash_decoding")  # one row per (batch·head): Br = 1
 INDEX_INPUTS = ("block_table", "seq_lens")  # int32 inputs (of paged decoding); every other array is float32
 PAGED_TILES = (4, 16)  # (G, PAGE) of the instances compiled in advance: 4 query heads a K/V head, pages of 16
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
 GPU_THREADS = 128
+MMA_WARPS = 4  # fa2_mma: 4 warps a block, 16 rows of Q each (Br = 64), the block's threads fixed at 128
+MMA_BR = 16 * MMA_WARPS
 MAX_THREADS = 1024  # threads per block, sm_20 on
 REGISTERS_PER_BLOCK = 65536  # 32-bit registers a block may use, sm_50 to sm_90
 REGISTER_UNIT = 256  # registers are given to a warp in units of 256 (CUDA's occupancy calculator, sm_50 to sm_90)
@@ -64,6 +69,8 @@ def default_tiles(kernel, d):
         return (16, 32) if d <= 64 else (8, 16)
     if kernel == "paged_decoding":
         return PAGED_TILES
+    if kernel == "fa2_mma":  # d = 128 with Bc = 64 would need 52,224 bytes: over 48 KiB
+        return (MMA_BR, 64 if d <= 64 else 32)
     return (32, 32) if d <= 64 else (16, 16)
 
 
@@ -78,6 +85,8 @@ def shared_bytes(kernel, tiles, d):
         return [4 * (bc + bc * d + d + 3)]
     if kernel == "fa2_bwd":
         return [0, 4 * (4 * bc * d + 2 * br * d + 2 * br * bc + 2 * br)]  # fa2_bwd_preprocess, fa2_bwd
+    if kernel == "fa2_mma":  # Qi, Kj, Vj of 16-bit elements, rows padded by 8 (16 bytes)
+        return [2 * (br + 2 * bc) * (d + 8)]
     if kernel == "paged_decoding":  # paged_decode (its last 4 bytes: the page's index), paged_combine
         return [4 * (2 * br * d + 2 * bc * d + br * bc + 3 * br) + 4, 4 * (2 + d)]
     raise ValueError(f"unknown kernel {kernel!r}; the kernels are {', '.join(KERNELS)}")
@@ -130,7 +139,7 @@ def check_shared_memory(launch, limit):
         raise SharedMemoryError(
             f"{launch.name} needs {launch.shared_bytes} bytes of shared memory per block and the device allows "
             f"{limit}: choose smaller tiles (shared memory is 4*(2*Br*D + 2*Bc*D + Br*Bc + 2*Br) bytes for FA1/FA2, "
-            "4*(4*Bc*D + 2*Br*D + 2*Br*Bc + 2*Br) for FA2's backward)"
+            "4*(4*Bc*D + 2*Br*D + 2*Br*Bc + 2*Br) for FA2's backward, 2*(Br + 2*Bc)*(D + 8) for fa2_mma)"
         )
 
 
@@ -183,11 +192,23 @@ def tiles_per_split(n, bc, n_splits):
     return -(-tiles // n_splits)
 
 
-def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=STATIC_SHARED_LIMIT, thread_limits=None):
+def plan(
+    kernel,
+    bh,
+    n,
+    d,
+    tiles=None,
+    threads=GPU_THREADS,
+    n_splits=1,
+    limit=STATIC_SHARED_LIMIT,
+    thread_limits=None,
+    dtype=None,
+):
     """The launches of `kernel` for these shapes, in order, after checking each against `limit` bytes of shared
     memory per block, CUDA's grid limits and, where `thread_limits` ({name: (most threads, why)}, e.g. from the
-    compiled kernels' registers) has the launch, its threads. Raises ValueError for a bad shape or a grid too large,
-    SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
+    compiled kernels' registers) has the launch, its threads. `dtype` ("fp16", the default, or "bf16"): fa2_mma's
+    inputs, the last argument of its template (the other kernels take None). Raises ValueError for a bad shape or a
+    grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
     br, bc = tiles or default_tiles(kernel, d)
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
@@ -196,6 +217,11 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
     smem = shared_bytes(kernel, (br, bc), d)
     if kernel == "fa2":
         launches = [Launch(f"fa2<{br}, {bc}, {d}>", (math.ceil(n / br), bh), threads, smem[0])]
+    elif kernel == "fa2_mma":
+        dtype = dtype or "fp16"
+        check_mma(br, bc, d, threads, dtype)
+        name = f"fa2_mma<{br}, {bc}, {d}, {int(dtype == 'bf16')}>"
+        launches = [Launch(name, (math.ceil(n / br), bh), threads, smem[0])]
     elif kernel == "fa1":
         launches = [Launch(f"fa1<{br}, {bc}, {d}>", (bh,), threads, smem[0])]
     elif kernel == "fa2_bwd":
@@ -228,6 +254,22 @@ def plan(kernel, bh, n, d, tiles=None, threads=GPU_THREADS, n_splits=1, limit=ST
     return launches
 
 
+def compiled_dtypes(kernel):
+    """The dtypes `kernel` is instantiated for (plan's `dtype`): fp16 and bf16 for fa2_mma, (None,) for the others."""
+    return ("fp16", "bf16") if kernel == "fa2_mma" else (None,)
+
+
+def check_mma(br, bc, d, threads, dtype):
+    """Raise ValueError unless fa2_mma can take these: Br = 64 (its 4 warps of 16 rows), Bc and d multiples of 16
+    (whole m16n8k16 fragments), 128 threads, dtype "fp16" or "bf16"."""
+    if br != MMA_BR or bc % 16 or bc < 16 or d % 16:
+        raise ValueError(f"fa2_mma takes Br = {MMA_BR} and Bc, d multiples of 16, not Br={br}, Bc={bc}, d={d}")
+    if threads != WARP * MMA_WARPS:
+        raise ThreadLimitError(f"fa2_mma runs {MMA_WARPS} warps, {WARP * MMA_WARPS} threads a block, not {threads}")
+    if dtype not in ("fp16", "bf16"):
+        raise ValueError(f"fa2_mma takes dtype 'fp16' or 'bf16', not {dtype!r}")
+
+
 def inputs(kernel, bh, n, d, n_kv=None):
     """{name: shape} of what `kernel` reads, in the order the kernels' arguments list them; `n_kv` (default n):
     FA1's and FA2's keys."""
@@ -257,7 +299,7 @@ def sizes(kernel, arrays):
         shapes = [tuple(x.shape) for x in arrays]
         raise ValueError(f"{kernel} takes {', '.join(names)} (V of shape (BH, N, D)), got arrays of shapes {shapes}")
     bh, n_kv, d = arrays[names.index("V")].shape
-    n = arrays[0].shape[1] if kernel in ("fa1", "fa2") and len(arrays[0].shape) == 3 else n_kv
+    n = arrays[0].shape[1] if kernel in ("fa1", "fa2", "fa2_mma") and len(arrays[0].shape) == 3 else n_kv
     for (name, shape), x in zip(inputs(kernel, bh, n, d, n_kv).items(), arrays, strict=True):
         if tuple(x.shape) != shape:
             raise ValueError(f"{kernel}: {name} has shape {tuple(x.shape)}, expected {shape}")
@@ -288,6 +330,17 @@ def data_tiles(kernel, arrays):
         return None
     found = paged_sizes(arrays)
     return found["G"], found["PAGE"]
+
+
+SIXTEEN_BIT = {"fa2_mma": ("Q", "K", "V", "O")}  # arrays of fp16 or bf16 bits (C: unsigned short)
+
+
+def element_type(kernel, name):
+    """The C type of the elements of `kernel`'s array argument `name`: "unsigned short" (fp16/bf16 bits),
+    "int" (block tables and lengths) or "float"."""
+    if name in SIXTEEN_BIT.get(kernel, ()):
+        return "unsigned short"
+    return "int" if name in INDEX_INPUTS else "float"
 
 
 def dtypes(kernel, arrays):
@@ -322,7 +375,7 @@ def outputs(kernel, bh, n, d, n_splits=1, tiles=None):
     no partials (their shapes have 0 splits)."""
     if kernel == "online_softmax":
         return {"O": (bh, d), "m_out": (bh,), "d_out": (bh,)}
-    if kernel == "fa2":
+    if kernel in ("fa2", "fa2_mma"):  # fa2_mma's O: 16-bit, as its inputs
         return {"O": (bh, n, d), "L": (bh, n)}
     if kernel == "fa1":
         return {"O": (bh, n, d), "l": (bh, n), "m": (bh, n)}
@@ -347,7 +400,7 @@ def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1,
     decoding: n is max_pages, `kv_heads` H_kv."""
     n32, scale32 = np.int32(n), np.float32(scale)
     n_kv32 = np.int32(n if n_kv is None else n_kv)
-    if kernel == "fa2":
+    if kernel in ("fa2", "fa2_mma"):
         return [("Q", "K", "V", "O", "L", n32, n_kv32, scale32, np.int32(bool(causal)))]
     if kernel == "fa1":
         return [("Q", "K", "V", "O", "l", "m", n32, n_kv32, scale32, np.int32(bool(causal)))]

@@ -21,7 +21,7 @@ import math
 import os
 from functools import cache
 
-from . import kernels, nvrtc
+from . import half, kernels, nvrtc
 
 INSTALL = "pip install -e '.[gpu]'"
 RESERVED_SHARED_ATTRIBUTE = 111  # cudaDevAttrReservedSharedMemoryPerBlock
@@ -109,24 +109,48 @@ def check_function(launch, fn, reserved):
     kernels.check_threads(launch, fn.max_threads_per_block, why)
 
 
-def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1):
+def sixteen_bit(x, dtype):
+    """`x` as a CuPy uint16 array of `dtype`'s bits ("fp16" or "bf16"): a PyTorch tensor of that dtype as it is
+    (viewed as int16), anything else rounded to it (half.bits, on the device for device arrays). Raises ValueError for
+    a PyTorch tensor of the other 16-bit dtype."""
+    import cupy
+
+    found = str(getattr(x, "dtype", ""))
+    if found in ("torch.float16", "torch.bfloat16"):
+        if found != {"fp16": "torch.float16", "bf16": "torch.bfloat16"}[dtype]:
+            raise ValueError(f"fa2_mma was asked for {dtype} and given a tensor of {found}")
+        import torch
+
+        return cupy.asarray(x.contiguous().view(torch.int16)).view(cupy.uint16)
+    if found == "float16" and dtype == "fp16":
+        return cupy.asarray(x).view(cupy.uint16)
+    return half.bits(cupy.asarray(x), dtype, xp=cupy)
+
+
+def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1, dtype=None):
     """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; fa2_bwd: q, k, v, o, do, lse;
     paged decoding: q, k_pages, v_pages, block_table, seq_lens; device arrays: CuPy, or PyTorch CUDA tensors, or NumPy
     to copy) and return (go, out): go() enqueues its launches on the current stream, out is {name: CuPy array} it
-    writes. Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for bad
+    writes. fa2_mma: `dtype` "fp16" (default) or "bf16", its inputs taken by sixteen_bit and its O uint16 bits.
+    Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for bad
     shapes or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
     compiled kernel's shared memory is not what the host computed."""
     import cupy
 
-    dtypes = kernels.dtypes(kernel, arrays)
-    arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=t)) for x, t in zip(arrays, dtypes, strict=True)]
+    if kernel == "fa2_mma":
+        dtype = dtype or "fp16"
+        arrays = [cupy.ascontiguousarray(sixteen_bit(x, dtype)) for x in arrays]
+    else:
+        dtypes = kernels.dtypes(kernel, arrays)
+        arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=t)) for x, t in zip(arrays, dtypes, strict=True)]
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit())
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(), dtype=dtype)
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
     kv_heads = kernels.paged_sizes(arrays)["H_kv"] if kernel == "paged_decoding" else 1
-    out = {name: cupy.empty(shape, dtype=cupy.float32) for name, shape in shapes.items()}
+    wide = {"unsigned short": cupy.uint16, "float": cupy.float32}
+    out = {name: cupy.empty(shape, dtype=wide[kernels.element_type(kernel, name)]) for name, shape in shapes.items()}
     names = [launch.name for launch in launches]
     fns = [function(kernel, name, names) for name in names]
     for launch, fn in zip(launches, fns, strict=True):
@@ -149,11 +173,15 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
 
 
 def run(kernel, *arrays, **options):
-    """Run `kernel` on the GPU and return {name: NumPy float32 array}; the arguments are cpu.run's (and
-    prepare's). Raises SharedMemoryError before launching when the tiles do not fit the device."""
+    """Run `kernel` on the GPU and return {name: NumPy float32 array} (fa2_mma's O read from its 16-bit bits); the
+    arguments are cpu.run's (and prepare's). Raises SharedMemoryError before launching when the tiles do not fit the
+    device."""
     import cupy
 
     go, out = prepare(kernel, *arrays, **options)
     go()
     cupy.cuda.get_current_stream().synchronize()
-    return {name: cupy.asnumpy(x) for name, x in out.items()}
+    found = {name: cupy.asnumpy(x) for name, x in out.items()}
+    if kernel == "fa2_mma":  # O's bits, read as float32
+        found["O"] = half.values(found["O"], options.get("dtype") or "fp16")
+    return found

@@ -9,6 +9,13 @@ held to rel_err on each of dQ, dK, dV against `attention_backward_fp64` (the gra
 and on D against rowsum(dO * O) in float64, given O and L from the float64 forward, rounded to float32.
 Paged decoding's O is held to TOL against `paged_attention_fp64`, on a batch of BH sequences of lengths N and
 N // 2 + 1.
+
+FA2 on tensor cores (fa2_mma) reads Q, K, V rounded to fp16 or bf16 (the reference reads the same rounded values) and
+is held to MMA_TOL[dtype] = 4u, u the format's unit roundoff (2^-11 for fp16, 2^-8 for bf16): its O is rounded to
+16 bits once on the way out (at most u of |o|), and P~ is rounded to 16 bits before it multiplies V (each weight
+off by at most u, which moves o by at most u·max|v| and, the errors being independent, far less in practice); its
+scores, m, l and accumulators are fp32, so L is held, with O, to the same measure. Measured on the shim (verify's 48
+checks): O within 0.72u for fp16 and 0.93u for bf16, L within 1e-7.
 """
 
 from dataclasses import dataclass
@@ -19,9 +26,10 @@ from kernelviz.attention.paged_cache import random_batch
 from kernelviz.attention.reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
 from kernelviz.progress import bar
 
-from . import cpu, kernels, launch
+from . import cpu, half, kernels, launch
 
 TOL = 1e-5
+MMA_TOL = {dtype: 4 * u for dtype, u in half.UNIT_ROUNDOFF.items()}
 SHAPES = [(2, n, d) for n in (1, 7, 64, 130) for d in (16, 64)]  # (BH, N, d)
 SPLITS = (1, 3, 8)
 
@@ -33,14 +41,21 @@ class Check:
     shape: tuple
     option: str  # "causal", "splits=3", ...
     error: float  # relative error of O (and L), NaN if any output is not finite
+    tol: float = TOL  # what error must not exceed (tolerance())
 
     @property
     def ok(self):
-        return bool(self.error <= TOL)
+        return bool(self.error <= self.tol)
 
 
-def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False, n_kv=None):
-    """Random float32 q, k, v; k and v have `n_kv` rows (default n); q has one row per (batch·head) when `decode`. For
+def tolerance(kernel, dtype=None):
+    """The largest relative error `kernel`'s check allows: TOL, or for fa2_mma MMA_TOL[dtype] (default fp16)."""
+    return MMA_TOL[dtype or "fp16"] if kernel == "fa2_mma" else TOL
+
+
+def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False, n_kv=None, dtype=None):
+    """Random float32 q, k, v; k and v have `n_kv` rows (default n); q has one row per (batch·head) when `decode`;
+    for kernel "fa2_mma" rounded to `dtype` (default "fp16"; half.round), the values the kernel reads. For
     kernel "online_softmax": x, v, with x (BH, N) scores spread like attention's at d = 1 (standard normal, times 3).
     For "fa2_bwd": q, k, v, o, do, lse, with o and lse the float64 forward of q, k, v (with `causal` masking) rounded to
     float32, do random. For "paged_decoding": a batch of BH
@@ -60,6 +75,8 @@ def inputs(bh, n, d, decode=False, seed=0, kernel=None, causal=False, n_kv=None)
     if kernel == "fa2_bwd":
         o, lse = (x.astype(np.float32) for x in attention_fp64(q, k, v, causal=causal))
         return q, k, v, o, rng.standard_normal((bh, n, d)).astype(np.float32), lse
+    if kernel == "fa2_mma":
+        return tuple(half.round(x, dtype or "fp16") for x in (q, k, v))
     return q, k, v
 
 
@@ -113,7 +130,7 @@ def error(kernel, out, *arrays, causal=False):
     else:
         o_ref, lse_ref = attention_fp64(*arrays, causal=causal)
     err = rel_err(out["O"], o_ref)
-    if kernel == "fa2":
+    if kernel in ("fa2", "fa2_mma"):
         err = max(err, lse_err(out["L"], lse_ref))
     elif kernel == "fa1":
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -137,13 +154,15 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
                 decode = kernel == "flash_decoding"
                 for variant in variants(kernel):
                     n_kv = variant.pop("n_kv", lambda n: n)(n)
-                    arrays = inputs(bh, n, d, decode, kernel=kernel, causal=variant.get("causal", False), n_kv=n_kv)
+                    causal, dtype = variant.get("causal", False), variant.get("dtype")
+                    arrays = inputs(bh, n, d, decode, kernel=kernel, causal=causal, n_kv=n_kv, dtype=dtype)
                     out = run(kernel, *arrays, **variant, **options)
-                    option = "causal" if variant.get("causal") else "full"
+                    option = "causal" if causal else "full"
                     option += f" N_kv={n_kv}" if n_kv != n else ""
                     option = f"splits={variant['n_splits']}" if "n_splits" in variant else option
-                    err = error(kernel, out, *arrays, causal=variant.get("causal", False))
-                    found.append(Check(kernel, backend, (bh, n, d), option, err))
+                    option = f"{dtype} {option}" if dtype else option
+                    err = error(kernel, out, *arrays, causal=causal)
+                    found.append(Check(kernel, backend, (bh, n, d), option, err, tolerance(kernel, dtype)))
                     runs.update()
     return found
 
@@ -157,15 +176,18 @@ def variants(kernel):
     if kernel == "fa2_bwd":
         return [{"causal": False}, {"causal": True}]
     fewer, more = (lambda n: -(-n // 2)), (lambda n: 2 * n)  # FA1, FA2: also fewer and more keys than queries
+    if kernel == "fa2_mma":  # in fp16 and bf16
+        plain = [{"dtype": t, "causal": c} for t in half.DTYPES for c in (False, True)]
+        ragged = [{"dtype": "fp16", "causal": True, "n_kv": fewer}, {"dtype": "bf16", "causal": True, "n_kv": more}]
+        return plain + ragged
     return [{"causal": False}, {"causal": True}, {"causal": True, "n_kv": fewer}, {"causal": True, "n_kv": more}]
 
 
 def table(found):
     """The Checks as a text table, one line each."""
-    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<18}{'rel. error':>12}  result"]
+    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<23}{'rel. error':>12}{'tolerance':>11}  result"]
     for c in found:
         shape = ", ".join(map(str, c.shape))
-        lines.append(
-            f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<18}{c.error:>12.2e}  {'ok' if c.ok else 'FAIL'}"
-        )
+        result = "ok" if c.ok else "FAIL"
+        lines.append(f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<23}{c.error:>12.2e}{c.tol:>11.1e}  {result}")
     return "\n".join(lines)

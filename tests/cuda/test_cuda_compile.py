@@ -25,8 +25,9 @@ def test_ptxas_shared_memory_is_what_the_host_computes(compiled):
     expected = {}
     for kernel in kernels.KERNELS:
         for d in compile.HEAD_DIMS:
-            for launch in kernels.plan(kernel, 1, 1, d, n_splits=2):
-                expected[launch.name] = launch.shared_bytes
+            for dtype in kernels.compiled_dtypes(kernel):
+                for launch in kernels.plan(kernel, 1, 1, d, n_splits=2, dtype=dtype):
+                    expected[launch.name] = launch.shared_bytes
     rows = [r for found in compiled.values() for r in found]
     assert {r.kernel: r.shared_bytes for r in rows} == expected
 

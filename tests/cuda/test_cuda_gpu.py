@@ -3,14 +3,16 @@
 Without a GPU path every test here is skipped with the reason (launch.problem()); with KERNELVIZ_REQUIRE_GPU=1 each
 fails instead, so a machine that is meant to run them cannot pass by skipping them."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
-from cuda_cases import TOL, lse_err, qkv, rel_err
+from cuda_cases import TOL, check_probe, lse_err, probe_inputs, qkv, rel_err
 
 from kernelviz.attention.paged_cache import random_batch
 from kernelviz.attention.reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
-from kernelviz.cuda import cpu, kernels, launch
-from kernelviz.cuda.verify import inputs, softmax_fp64
+from kernelviz.cuda import cpu, half, kernels, launch
+from kernelviz.cuda.verify import MMA_TOL, inputs, softmax_fp64
 
 pytestmark = pytest.mark.gpu
 
@@ -88,7 +90,7 @@ def test_paged_decoding_on_the_gpu(lens, page_size, d, g, n_splits):
     assert rel_err(out["O"].reshape(arrays[0].shape), paged_attention_fp64(*arrays)) <= TOL
 
 
-@pytest.mark.parametrize("kernel", kernels.KERNELS)
+@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if k != "fa2_mma"])  # fa2_mma: below, in 16 bits
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
@@ -104,3 +106,55 @@ def test_tiles_too_big_for_the_device_are_refused_before_launch():
     q, k, v = qkv(1, 64, 128)
     with pytest.raises(kernels.SharedMemoryError, match="needs 147968 bytes"):
         launch.run("fa2", q, k, v, tiles=(64, 64))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [16, 64, 128])
+@pytest.mark.parametrize("n", [1, 7, 64, 130, 1000])
+@pytest.mark.parametrize("dtype", half.DTYPES)
+def test_fa2_mma_on_the_gpu(dtype, n, d, causal):
+    """Tensor cores for real: O within verify.MMA_TOL of the float64 reference on the same rounded inputs, L within
+    TOL (fp32 softmax statistics; the GPU's exp2 is approximate to a few ulp)."""
+    q, k, v = qkv(3, n, d, kernel="fa2_mma", dtype=dtype)
+    out = launch.run("fa2_mma", q, k, v, causal=causal, dtype=dtype)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    assert rel_err(out["O"], o_ref) <= MMA_TOL[dtype]
+    assert lse_err(out["L"], lse_ref) <= TOL
+
+
+@pytest.mark.parametrize("n, n_kv", [(130, 65), (1000, 4096), (4096, 1000), (1, 130), (9, 0)])
+def test_fa2_mma_causal_against_a_cache_of_another_length_on_the_gpu(n, n_kv):
+    q, k, v = qkv(2, n, 64, kernel="fa2_mma", n_kv=n_kv)
+    out = launch.run("fa2_mma", q, k, v, causal=True)
+    assert (out["O"][:, : max(0, n - n_kv)] == 0).all()
+    if n_kv:
+        assert rel_err(out["O"], attention_fp64(q, k, v, causal=True)[0]) <= MMA_TOL["fp16"]
+
+
+@pytest.mark.parametrize("dtype", half.DTYPES)
+def test_fa2_mma_gpu_and_cpu_shim_agree(dtype):
+    """Both round O and P~ to 16 bits once; they may sum in different orders, so they agree to the format's
+    roundoff, not to the bit."""
+    q, k, v = qkv(2, 130, 64, kernel="fa2_mma", dtype=dtype)
+    gpu = launch.run("fa2_mma", q, k, v, causal=True, dtype=dtype)
+    host = cpu.run("fa2_mma", q, k, v, causal=True, dtype=dtype)
+    assert rel_err(gpu["O"], host["O"].astype(np.float64)) <= 2 * half.UNIT_ROUNDOFF[dtype]
+    assert lse_err(gpu["L"], host["L"].astype(np.float64)) <= TOL
+
+
+@pytest.mark.parametrize("dtype", half.DTYPES)
+def test_the_hardwares_fragments_are_the_documented_layout(dtype):
+    """The probe the shim runs (fragment_probe.cuh, after fa2_mma.cu's device functions) on the GPU: the registers of
+    each lane after ldmatrix and mma.sync are fragments.py's layout, which the shim emulates and a page draws."""
+    import cupy
+
+    source = (kernels.FOLDER / "fa2_mma.cu").read_text() + (Path(__file__).parent / "fragment_probe.cuh").read_text()
+    name = f"probe<{int(dtype == 'bf16')}>"
+    module = cupy.RawModule(code=source, options=("-std=c++17",), name_expressions=[name])
+    m, n, f = probe_inputs(dtype)
+    regs, acc = cupy.zeros(32 * 12, cupy.uint32), cupy.zeros(32 * 16, cupy.float32)
+    shuffled, packed = cupy.zeros(64, cupy.float32), cupy.zeros(32, cupy.uint32)
+    args = (cupy.asarray(half.bits(m, dtype)), cupy.asarray(half.bits(n, dtype)), cupy.asarray(f))
+    module.get_function(name)((1,), (32,), (*args, regs, acc, shuffled, packed))
+    got = [cupy.asnumpy(x) for x in (regs, acc, shuffled, packed)]
+    check_probe(dtype, m, n, f, got[0].reshape(32, 3, 4), got[1].reshape(32, 4, 4), got[2].reshape(32, 2), got[3])

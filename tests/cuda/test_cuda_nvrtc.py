@@ -61,9 +61,10 @@ def _parameters(signature):
 
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_launch_arguments_match_the_compiled_signatures(kernel):
-    """Kinds and order: a named array is a float pointer (paged decoding's block table and lengths: int), const where
-    the launch only reads it (Q, K, V and what an earlier launch wrote, except FA2 backward's dQ, which its main
-    kernel adds into); np.int32 is an int and np.float32 a float."""
+    """Kinds and order: a named array is a float pointer (paged decoding's block table and lengths: int; fa2_mma's
+    Q, K, V, O: unsigned short, the bits of fp16/bf16), const where the launch only reads it (Q, K, V and what an
+    earlier launch wrote, except FA2 backward's dQ, which its main kernel adds into); np.int32 is an int and
+    np.float32 a float."""
     launches = kernels.plan(kernel, 2, 130, 64, n_splits=3)
     build = nvrtc.build(kernel, [launch.name for launch in launches], compile.ARCHS[-1])
     arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3, bc=64)
@@ -74,7 +75,7 @@ def test_launch_arguments_match_the_compiled_signatures(kernel):
         assert len(params) == len(args), (launch.name, params, args)
         for param, arg in zip(params, args, strict=True):
             if isinstance(arg, str):
-                kind = "int" if arg in kernels.INDEX_INPUTS else "float"
+                kind = kernels.element_type(kernel, arg)
                 assert param == (f"{kind} const*" if arg in read else f"{kind}*"), (launch.name, param, arg)
             else:
                 assert param == {np.int32: "int", np.float32: "float"}[type(arg)], (launch.name, param, arg)

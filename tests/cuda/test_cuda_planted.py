@@ -7,11 +7,11 @@ the one-at-a-time schedules do not depend on the OS.
 """
 
 import pytest
-from cuda_cases import TOL, needs_gxx, rel_err
+from cuda_cases import needs_gxx, rel_err
 
 from kernelviz.attention.reference import attention_fp64, paged_attention_fp64
 from kernelviz.cuda import cpu, kernels
-from kernelviz.cuda.verify import error, inputs, softmax_fp64
+from kernelviz.cuda.verify import error, inputs, softmax_fp64, tolerance
 
 pytestmark = needs_gxx
 
@@ -23,19 +23,27 @@ def plant(kernel, old, new):
     return source.replace(old, new)
 
 
-def remove_sync(kernel, waits_for):
-    """The source of `kernel` without the __syncthreads() whose comment says it waits for `waits_for`."""
+def remove_sync(kernel, waits_for, call="__syncthreads();"):
+    """The source of `kernel` without the __syncthreads() (or `call`) whose comment says it waits for `waits_for`."""
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
-    lines = [line for line in source.splitlines() if "__syncthreads();" in line and waits_for in line]
-    assert len(lines) == 1, f"no single __syncthreads() waits for {waits_for!r}"
+    lines = [line for line in source.splitlines() if call in line and waits_for in line]
+    assert len(lines) == 1, f"no single {call} waits for {waits_for!r}"
     return source.replace(lines[0], "")
+
+
+def remove_lines(kernel, holding, count):
+    """The source of `kernel` without the `count` lines that hold `holding`."""
+    source = (kernels.FOLDER / kernels.FILES[kernel]).read_text()
+    lines = [line for line in source.splitlines() if holding in line]
+    assert len(lines) == count, f"{len(lines)} lines of {kernels.FILES[kernel]} hold {holding!r}, not {count}"
+    return "\n".join(line for line in source.splitlines() if holding not in line)
 
 
 def failures(kernel, source, n=130, d=16, n_kv=None, **options):
     """The schedules under which `kernel` built from `source` fails the harness (empty: it passes); `n_kv` keys
     (default n) for FA1 and FA2."""
-    decode = kernel == "flash_decoding"
-    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=options.get("causal", False), n_kv=n_kv)
+    decode, causal = kernel == "flash_decoding", options.get("causal", False)
+    arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=causal, n_kv=n_kv, dtype=options.get("dtype"))
     if kernel == "fa2_bwd":  # its outputs are D, dQ, dK, dV: held to verify's measure of them all
         return _failures(kernel, source, arrays, lambda out: error(kernel, out, *arrays, **options), **options)
     if kernel == "online_softmax":
@@ -48,14 +56,14 @@ def failures(kernel, source, n=130, d=16, n_kv=None, **options):
 
 
 def _failures(kernel, source, arrays, measure, **options):
-    failed = []
+    failed, tol = [], tolerance(kernel, options.get("dtype"))
     for schedule in cpu.SCHEDULES:
         try:
             out = cpu.run(kernel, *arrays, schedule=schedule, source=source, timeout=60, **options)
         except cpu.KernelRunError as e:
             failed.append((schedule, str(e)))
             continue
-        if not measure(out) <= TOL:
+        if not measure(out) <= tol:
             failed.append((schedule, f"error {measure(out):.2e}"))
     return failed
 
@@ -92,6 +100,8 @@ MISSING_SYNCS = [
     ("paged_decoding", "every score of the page"),
     ("paged_decoding", "alpha and P~ of every head"),
     ("paged_decoding", "m_global and l_global from thread 0"),
+    ("fa2_mma", "the whole of Kj and Vj in SRAM before any warp"),
+    ("fa2_mma", "every warp done with Kj, Vj"),
 ]
 
 
@@ -239,4 +249,57 @@ def test_paged_decoding_reading_the_last_page_whole_is_caught():
     of nobody): attending them changes O. The batch's lengths, 130 and 66, are not multiples of the page, 16."""
     source = plant("paged_decoding", "int rows = min(PAGE, len - p*PAGE);", "int rows = PAGE;")
     failed = failures("paged_decoding", source, n_splits=1)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+# fa2_mma: the bugs of a tensor-core kernel, planted at N = 130 (three blocks of 64 rows, the last ragged), d = 16.
+
+
+def test_fa2_mma_without_the_syncwarp_after_loading_q_is_caught():
+    """Each lane copies a part of its warp's 16 rows of Q; ldmatrix then reads rows other lanes wrote. Without the
+    __syncwarp() a lane that issues ldmatrix before they have written reads what was there before."""
+    source = remove_sync("fa2_mma", "the warp's 16 rows of Qi", call="__syncwarp();")
+    failed = failures("fa2_mma", source)
+    assert {s for s, _ in failed} & {"forward", "backward"}, failed
+
+
+def test_fa2_mma_taking_a_row_max_without_the_quad_shuffle_is_caught():
+    """Each lane sees 2 of every 8 columns of its rows: without the shuffles across the quad, the four lanes of a row
+    subtract different maxes from its scores, and P~ and l no longer agree."""
+    source = remove_lines("fa2_mma", "mx = fmaxf(mx, __shfl_xor_sync(", 2)
+    failed = failures("fa2_mma", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+def test_fa2_mma_summing_l_without_the_quad_shuffle_is_caught():
+    source = remove_lines("fa2_mma", "l[h] += __shfl_xor_sync(", 2)
+    failed = failures("fa2_mma", source, causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "bug"),
+    [
+        (
+            "&Kj[n*16 + lane/16*8 + lane%8][k*16 + lane/8%2*8]",
+            "&Kj[n*16 + lane/8%2*8 + lane%8][k*16 + lane/16*8]",
+            "Kj's ldmatrix addressed as Vj's: lanes 8-15 and 16-23 name each other's rows",
+        ),
+        (
+            "pack2<BF16>(s[2*k][2], s[2*k][3]),",
+            "pack2<BF16>(s[2*k + 1][0], s[2*k + 1][1]),",
+            "P~'s A fragment built from the accumulators in the wrong order (a1 from the next tile's c0, c1)",
+        ),
+        ("[(long)row*D + 8*n + 2*t]", "[(long)row*D + 8*n + 2*(t ^ 1)]", "O's columns stored by the wrong lane"),
+    ],
+)
+def test_fa2_mma_with_a_wrong_lane_mapping_is_caught(old, new, bug):
+    failed = failures("fa2_mma", plant("fa2_mma", old, new), causal=True)
+    assert {s for s, _ in failed} == set(cpu.SCHEDULES), bug
+
+
+def test_fa2_mma_in_bf16_is_checked_too():
+    source = (kernels.FOLDER / kernels.FILES["fa2_mma"]).read_text()
+    assert failures("fa2_mma", source, causal=True, dtype="bf16") == []
+    failed = failures("fa2_mma", remove_lines("fa2_mma", "mx = fmaxf(mx, __shfl_xor_sync(", 2), dtype="bf16")
     assert {s for s, _ in failed} == set(cpu.SCHEDULES)

@@ -9,6 +9,9 @@ CONTRACT = {
     "online_softmax.cu": ["setup", "init", "load", "new_max", "update", "write"],
     "fa2.cu": ["setup", "load_q", "load_kv", "scores", "update", "write_back"],
     "fa1.cu": ["setup", "load_kv", "load_q_carries", "scores", "update", "write_back"],
+    "fa2_mma.cu": [
+        "mma", "ldmatrix", "cvt", "copy", "setup", "load_q", "load_kv", "scores", "softmax", "pv", "write_back",
+    ],
     "fa2_bwd.cu": ["preprocess", "setup", "load_kv", "load_q", "recompute", "dv", "ds", "dq", "dk", "write_back"],
     "flash_decoding.cu": [
         "split_setup", "split_load_q", "split_load_kv", "split_scores", "split_update", "split_write",

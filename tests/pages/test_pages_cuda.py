@@ -71,8 +71,14 @@ def test_every_block_links_to_its_region_on_the_whole_kernels_page(site):
             assert f'id="L{n}"' in whole
 
 
+UNCITED = {"fa2_mma"}  # no page cites it yet (issue 31's page), so the site has no whole-kernel page of it
+
+
 def test_the_whole_kernel_pages_hold_every_line_and_the_compilers_report(site):
     for kernel, filename in kernels.FILES.items():
+        if kernel in UNCITED:
+            assert f"{filename}.html" not in site, f"a page cites {filename} now: take {kernel} out of UNCITED"
+            continue
         whole = site[f"{filename}.html"]
         source = (kernels.FOLDER / filename).read_text().splitlines()
         assert re.findall(r'id="L(\d+)"', whole) == [str(n) for n in range(1, len(source) + 1)]

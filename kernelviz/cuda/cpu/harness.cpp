@@ -1,6 +1,7 @@
 // Runs one kernel of this folder on the CPU through shim.h; kernelviz/cuda/cpu.py builds and drives it.
 //
-// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FA2_BWD, -DKV_FD or -DKV_SOFTMAX (which kernel), and
+// Built with -DKV_FILE="path/to/kernel.cu", -DKV_FA1, -DKV_FA2, -DKV_FA2_MMA, -DKV_FA2_BWD, -DKV_FD or -DKV_SOFTMAX
+// (which kernel), and
 // -DKV_CONFIGS="C(Br,Bc,D) ..." (the template instances to build; flash decoding and online softmax have Br = 1).
 // argv: BH N N_kv D Br Bc threads schedule causal n_splits scale; stdin: Q, K, V as float32 (K and V have N_kv rows
 // per BH for FA1 and FA2, N_kv = N for the others; Q has 1 row per BH for
@@ -9,6 +10,8 @@
 // Paged decoding (kernels.py says how its sizes map onto these): argv BH = B*H_kv, N = N_kv = max_pages, Br = G,
 // Bc = PAGE, then two more, B and the pool's pages; stdin Q, K_pages, V_pages as float32 and block_table, seq_lens
 // as int32.
+// FA2 on tensor cores (fa2_mma): Q, K, V in and O out as 16-bit fp16 or bf16 bits, L as float32; one extra argv,
+// 1 for bf16 and 0 for fp16.
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
 // a read past an input gives NaN in the answer, and a write past an output, or an output element never written,
@@ -26,23 +29,29 @@
 namespace {
 
 constexpr uint32_t POISON = 0x7fc0dead;  // a quiet NaN no arithmetic produces
-constexpr size_t GUARD = 4096;            // floats on each side of a buffer
+constexpr uint16_t POISON16 = 0x7fad;     // a NaN both as fp16 and as bf16, which no conversion produces (0x7fff)
+constexpr size_t GUARD = 4096;            // elements on each side of a buffer
 
-struct Buffer {
+// A buffer of float (or of 16-bit fp16/bf16 bits, E = uint16_t) between guard zones.
+template <typename E>
+struct BufferOf {
     std::string name;
     size_t n;
-    std::vector<float> mem;
-    Buffer(std::string name_, size_t n_) : name(std::move(name_)), n(n_), mem(n_ + 2 * GUARD) {
-        uint32_t p = POISON;
-        float f;
-        std::memcpy(&f, &p, 4);
-        std::fill(mem.begin(), mem.end(), f);
+    std::vector<E> mem;
+    static E poison() {
+        if constexpr (sizeof(E) == 2) {
+            return POISON16;
+        } else {
+            E f;
+            std::memcpy(&f, &POISON, 4);
+            return f;
+        }
     }
-    float* ptr() { return mem.data() + GUARD; }
-    static bool poisoned(float f) {
-        uint32_t u;
-        std::memcpy(&u, &f, 4);
-        return u == POISON;
+    BufferOf(std::string name_, size_t n_) : name(std::move(name_)), n(n_), mem(n_ + 2 * GUARD, poison()) {}
+    E* ptr() { return mem.data() + GUARD; }
+    static bool poisoned(E x) {
+        E p = poison();
+        return std::memcmp(&x, &p, sizeof(E)) == 0;
     }
     bool check(bool output) const {  // guards intact; for an output, every element written
         for (size_t k = 0; k < mem.size(); k++) {
@@ -60,10 +69,12 @@ struct Buffer {
         return true;
     }
     void read() {
-        if (std::fread(ptr(), sizeof(float), n, stdin) != n) throw std::runtime_error("short input for " + name);
+        if (std::fread(ptr(), sizeof(E), n, stdin) != n) throw std::runtime_error("short input for " + name);
     }
-    void write() { std::fwrite(ptr(), sizeof(float), n, stdout); }
+    void write() { std::fwrite(ptr(), sizeof(E), n, stdout); }
 };
+using Buffer = BufferOf<float>;
+using Buffer16 = BufferOf<uint16_t>;
 
 struct Args {
     int BH, N, N_kv, D, Br, Bc, threads, causal, n_splits;
@@ -72,7 +83,8 @@ struct Args {
     std::vector<int> extra;  // what a kernel needs beyond these (paged decoding: B, pages of the pool)
 };
 
-int finish(std::vector<Buffer*> inputs, std::vector<Buffer*> outputs) {
+template <typename In = Buffer, typename Out = Buffer>
+int finish(std::vector<In*> inputs, std::vector<Out*> outputs) {
     bool ok = true;
     for (auto* b : inputs) ok = b->check(false) && ok;
     for (auto* b : outputs) ok = b->check(true) && ok;
@@ -91,6 +103,28 @@ int run(const Args& a) {
     kvshim::launch(fa2<Br, Bc, D>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), L.ptr(), a.N,
                    a.N_kv, a.scale, a.causal);
     return finish({&Q, &K, &V}, {&O, &L});
+}
+#endif
+
+#ifdef KV_FA2_MMA
+// Q, K, V and O are fp16 or bf16 bits (argv's first extra: 1 for bf16), L is float.
+template <int BF16, int Br, int Bc, int D>
+int run_mma(const Args& a) {
+    Buffer16 Q("Q", size_t(a.BH) * a.N * D), K("K", size_t(a.BH) * a.N_kv * D), V("V", K.n), O("O", Q.n);
+    Buffer L("L", size_t(a.BH) * a.N);
+    Q.read(), K.read(), V.read();
+    dim3 grid{unsigned((a.N + Br - 1) / Br), unsigned(a.BH), 1}, block{unsigned(a.threads), 1, 1};
+    kvshim::launch(fa2_mma<Br, Bc, D, BF16>, grid, block, a.schedule, Q.ptr(), K.ptr(), V.ptr(), O.ptr(), L.ptr(),
+                   a.N, a.N_kv, a.scale, a.causal);
+    bool ok = finish<Buffer16, Buffer16>({&Q, &K, &V}, {&O}) == 0 && L.check(true);
+    if (!ok) return 3;
+    L.write();
+    return 0;
+}
+
+template <int Br, int Bc, int D>
+int run(const Args& a) {
+    return a.extra.at(0) ? run_mma<1, Br, Bc, D>(a) : run_mma<0, Br, Bc, D>(a);
 }
 #endif
 

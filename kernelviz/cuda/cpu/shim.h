@@ -6,7 +6,8 @@
 //
 // Schedules (kvshim::Schedule), for the threads of a block between two barriers:
 //   threads   all run at once, as the OS schedules them (std::barrier);
-//   forward   one at a time, thread 0 first, each until its next barrier: deterministic;
+//   forward   one at a time, thread 0 first, each until its next barrier (a warp's lanes before the next warp's):
+//             deterministic;
 //   backward  the same, last thread first.
 // A kernel that leaves out a __syncthreads() it needs gives a wrong answer under forward or backward every time.
 //
@@ -15,15 +16,23 @@
 // as they can on a GPU; instead the harness may `watch` an output that blocks share (FA2 backward's dQ): it keeps
 // a shadow copy that only atomicAdd also adds into, in the same order, and an element that differs from its shadow
 // afterwards was changed by a plain store, which on a GPU races with the other blocks' adds (a lost update).
+//
+// Warps (cpu/warp.h): threads 32w..32w+31 of a block are warp w. A warp's collectives (__syncwarp(),
+// __shfl_xor_sync(), and the emulated mma.sync and ldmatrix of fa2_mma.cu) are a rendezvous of its 32 lanes: under
+// Schedule::threads a barrier per warp; under forward and backward the lane hands its turn on, and the warp's lanes
+// run again once all of them have arrived. Threads at barriers that can never all be reached (a lane at
+// __syncthreads() while the rest of its warp waits at a collective) are a deadlock: reported, exit status 5.
 #pragma once
 
 #include <algorithm>
 #include <barrier>
 #include <cmath>
-#include <condition_variable>
+#include <cstdio>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <semaphore>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -33,6 +42,9 @@
 #define __host__
 #define __forceinline__ inline
 #define __shared__ static
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+#define KVSHIM 1  // a kernel's device functions take their CPU versions (fa2_mma.cu: mma, ldmatrix, cvt)
 
 using std::max;
 using std::min;
@@ -51,59 +63,105 @@ namespace kvshim {
 
 enum class Schedule { threads, forward, backward };
 
-// What __syncthreads() does for the block that runs now.
+constexpr int WARP = 32;
+
+// What __syncthreads() and a warp's rendezvous do for the block that runs now.
 struct Sync {
     virtual ~Sync() = default;
     virtual void begin(int) {}            // a thread starts
     virtual void wait(int t) = 0;         // a thread reaches __syncthreads()
+    virtual void warp_wait(int t) = 0;    // a thread reaches a collective of its warp
     virtual void end(int t) = 0;          // a thread returns from the kernel
 };
 
 struct Concurrent : Sync {
     std::barrier<> bar;
-    explicit Concurrent(int n) : bar(n) {}
+    std::vector<std::unique_ptr<std::barrier<>>> warps;
+    explicit Concurrent(int n) : bar(n) {
+        for (int w = 0; w * WARP < n; w++) warps.push_back(std::make_unique<std::barrier<>>(std::min(WARP, n - w * WARP)));
+    }
     void wait(int) override { bar.arrive_and_wait(); }
-    void end(int) override { bar.arrive_and_drop(); }
+    void warp_wait(int t) override { warps[t / WARP]->arrive_and_wait(); }
+    void end(int t) override {
+        bar.arrive_and_drop();
+        warps[t / WARP]->arrive_and_drop();
+    }
 };
 
-// One thread runs at a time, in `order`; a thread hands its turn on at each barrier and when it returns.
-// Every thread reaches barrier k before any thread passes it, as __syncthreads() promises.
+// One thread runs at a time. A thread hands its turn on when it waits (at __syncthreads() or at its warp's
+// rendezvous) and when it returns, to the next thread in `order` (cyclically) that may run, one of its own warp if
+// one may: a warp runs as far ahead of the others as it can, to its next __syncthreads(), as a warp may on a GPU,
+// so a barrier missing between warps shows. A barrier lets its threads run again once every thread of its scope
+// still running has reached it (the block for __syncthreads(), the warp for a rendezvous). With block barriers
+// alone this is the round robin: every thread reaches barrier k before any thread passes it.
 struct Turns : Sync {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::vector<int> order;
-    std::vector<bool> done;
-    size_t pos = 0;
-    explicit Turns(int n, bool reverse) : done(n, false) {
-        for (int t = 0; t < n; t++) order.push_back(reverse ? n - 1 - t : t);
+    enum State { ready, at_block, at_warp, done };
+    int n;
+    std::vector<int> order, rank;
+    std::vector<State> state;
+    std::vector<std::unique_ptr<std::binary_semaphore>> turn;  // thread t runs while it holds turn[t]
+    explicit Turns(int n_, bool reverse) : n(n_), rank(n_), state(n_, ready) {
+        for (int k = 0; k < n; k++) order.push_back(reverse ? n - 1 - k : k);
+        for (int k = 0; k < n; k++) rank[order[k]] = k;
+        for (int t = 0; t < n; t++) turn.push_back(std::make_unique<std::binary_semaphore>(t == order[0] ? 1 : 0));
     }
-    void begin(int t) override {
-        std::unique_lock lock(mu);
-        cv.wait(lock, [&] { return order[pos] == t; });
+    void begin(int t) override { turn[t]->acquire(); }
+    // Threads [lo, hi) still running that all wait at `where` may run again.
+    void release(int lo, int hi, State where) {
+        for (int u = lo; u < hi; u++)
+            if (state[u] != done && state[u] != where) return;
+        for (int u = lo; u < hi; u++)
+            if (state[u] == where) state[u] = ready;
     }
-    void pass(std::unique_lock<std::mutex>& lock) {  // hand the turn to the next thread still running
-        for (size_t k = 0; k < order.size(); k++) {
-            pos = (pos + 1) % order.size();
-            if (!done[order[pos]]) break;
-        }
-        lock.unlock();
-        cv.notify_all();
+    void release_all(int t) {
+        release(0, n, at_block);
+        int w0 = t / WARP * WARP;
+        release(w0, std::min(n, w0 + WARP), at_warp);
     }
-    void wait(int t) override {
-        std::unique_lock lock(mu);
-        pass(lock);
-        lock.lock();
-        cv.wait(lock, [&] { return order[pos] == t; });
+    // Hand the turn from t to the next thread in order that may run and return it (t itself, if it is the one);
+    // -1 when every thread has returned. Threads that wait but none may run: a deadlock, reported (exit status 5).
+    int hand_on(int t) {
+        for (int same = 1; same >= 0; same--)  // a lane of t's own warp first, then any thread
+            for (int k = 1; k <= n; k++) {
+                int u = order[(rank[t] + k) % n];
+                if (state[u] != ready || (same && u / WARP != t / WARP)) continue;
+                if (u != t) turn[u]->release();
+                return u;
+            }
+        for (int u = 0; u < n; u++)
+            if (state[u] != done) {
+                std::fprintf(stderr, "deadlock: thread %d waits at %s that not every thread of its %s reaches\n", u,
+                             state[u] == at_block ? "a __syncthreads()" : "a warp collective",
+                             state[u] == at_block ? "block" : "warp");
+                std::fflush(stderr);
+                std::_Exit(5);
+            }
+        return -1;
     }
+    void block(int t, State where) {
+        state[t] = where;
+        release_all(t);
+        if (hand_on(t) != t) turn[t]->acquire();
+    }
+    void wait(int t) override { block(t, at_block); }
+    void warp_wait(int t) override { block(t, at_warp); }
     void end(int t) override {
-        std::unique_lock lock(mu);
-        done[t] = true;
-        pass(lock);
+        state[t] = done;
+        release_all(t);
+        hand_on(t);
     }
+};
+
+// Where the lanes of a warp leave their registers for a collective (cpu/warp.h): two sets, used in turn, so that a
+// lane may write the next collective's while the others still read this one's.
+struct WarpSlots {
+    uint32_t words[2][WARP][16];
 };
 
 inline thread_local Sync* sync_now = nullptr;
 inline thread_local int thread_rank = 0;
+inline thread_local WarpSlots* warp_slots = nullptr;  // the block's, one a warp
+inline thread_local unsigned collectives = 0;         // this thread's warp collectives so far
 
 // kernel<<<grid, block>>>(args...), run on the CPU.
 template <typename... Params, typename... Args>
@@ -118,6 +176,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                 std::unique_ptr<Sync> sync;
                 if (schedule == Schedule::threads) sync = std::make_unique<Concurrent>(n);
                 else sync = std::make_unique<Turns>(n, schedule == Schedule::backward);
+                std::vector<WarpSlots> slots((n + WARP - 1) / WARP);
                 std::vector<std::thread> threads;
                 for (int t = 0; t < n; t++)
                     threads.emplace_back([&, t] {
@@ -125,6 +184,8 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                         blockIdx = {bx, by, bz};
                         sync_now = sync.get();
                         thread_rank = t;
+                        warp_slots = slots.data();
+                        collectives = 0;
                         sync->begin(t);
                         kernel(args...);
                         sync->end(t);
@@ -169,3 +230,5 @@ inline float atomicAdd(float* address, float value) {
     if (w.base && address >= w.base && address < w.base + w.shadow.size()) w.shadow[address - w.base] += value;
     return old;
 }
+
+#include "warp.h"
