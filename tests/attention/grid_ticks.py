@@ -1,0 +1,55 @@
+"""A grid of blocks on SMs, simulated tick by tick: the reference the schedules of ``attention.blocks`` (and the
+numbers the pages print from them) are checked against. One tick is one tile's work of one block."""
+
+
+def simulate(work, sms, order):
+    """(the tick the last block ends, the SM-ticks before it that no block ran): at each tick every idle SM, the
+    lowest-numbered first, takes the next block of `order`, then every busy SM does one tile."""
+    left, queue, t, idle = [0] * sms, list(order), 0, 0
+    while True:
+        for sm in range(sms):
+            while left[sm] == 0 and queue:  # a block of no work ends as it starts
+                left[sm] = work[queue.pop(0)]
+        if not any(left):
+            return t, idle
+        idle += left.count(0)
+        left = [max(0, x - 1) for x in left]
+        t += 1
+
+
+def launched(algo, tiles, batch_heads):
+    """The work of each block of the grid in blockIdx order, written out from how the kernels launch: fa2, a block
+    per (batch_head, block of rows), x (the rows) fastest; fa1, a block per batch_head doing every block of rows."""
+    if algo == "fa2":
+        return [tiles[i] for _ in range(batch_heads) for i in range(len(tiles))]
+    return [sum(tiles) for _ in range(batch_heads)]
+
+
+def expected_schedule(algo, tiles, batch_heads, sms):
+    """What ``blocks.schedule`` must say of that grid, from the simulation: the launch order, and the heaviest first
+    (ties: the later block first)."""
+    work = launched(algo, tiles, batch_heads)
+    heaviest = sorted(range(len(work)), key=lambda i: (-work[i], -i))
+    (naive, idle_naive), (best, idle_best) = simulate(work, sms, range(len(work))), simulate(work, sms, heaviest)
+    return {
+        "sms": sms,
+        "blocks": len(work),
+        "tiles": sum(work),
+        "waves": len(work) / sms,
+        "launch_order": naive,
+        "heaviest_first": best,
+        "lower_bound": max(max(work), -(-sum(work) // sms)),
+        "slowdown": naive / best,
+        "idle": {"launch_order": 100 * idle_naive / (sms * naive), "heaviest_first": 100 * idle_best / (sms * best)},
+    }
+
+
+def flat(numbers, prefix=""):
+    """{"idle.launch_order": ..., ...}: nested numbers as one level, for pytest.approx."""
+    out = {}
+    for key, value in numbers.items():
+        if isinstance(value, dict):
+            out |= flat(value, f"{prefix}{key}.")
+        else:
+            out[f"{prefix}{key}"] = value
+    return out
