@@ -1,5 +1,17 @@
-"""A grid of blocks on SMs, simulated tick by tick: the reference the schedules of ``attention.blocks`` (and the
-numbers the pages print from them) are checked against. One tick is one tile's work of one block."""
+"""The references the work per block is checked against (``attention.blocks`` and the numbers the pages print from
+it): the tiles each block of rows visits, counted cell by cell from the causal rule, and a grid of blocks on SMs,
+simulated tick by tick (one tick is one tile's work of one block)."""
+
+
+def visited_cell_by_cell(n, n_kv, Br, Bc, causal):
+    """Per block of rows: the K/V tiles holding at least one (row, key) that row may see (c <= r + N_kv - N)."""
+    return [
+        sum(
+            not causal or any(c <= r + n_kv - n for r in range(i, min(i + Br, n)) for c in range(j, min(j + Bc, n_kv)))
+            for j in range(0, n_kv, Bc)
+        )
+        for i in range(0, n, Br)
+    ]
 
 
 def simulate(work, sms, order):

@@ -5,7 +5,7 @@ import json
 
 import pytest
 from attention_cases import qkv
-from grid_ticks import expected_schedule, flat, simulate
+from grid_ticks import expected_schedule, flat, simulate, visited_cell_by_cell
 
 from kernelviz.attention import ALGORITHMS, blocks, formulas
 from kernelviz.cli import main
@@ -19,17 +19,6 @@ SIZES = [  # (N, N_kv, Br, Bc): ragged, N < N_kv, N > N_kv (rows that see no key
     (13, 40, 4, 8),
     (40, 13, 8, 4),
 ]
-
-
-def visited_cell_by_cell(n, n_kv, Br, Bc, causal):
-    """Per block of rows: the K/V tiles holding at least one (row, key) that row may see (c <= r + N_kv - N)."""
-    return [
-        sum(
-            not causal or any(c <= r + n_kv - n for r in range(i, min(i + Br, n)) for c in range(j, min(j + Bc, n_kv)))
-            for j in range(0, n_kv, Bc)
-        )
-        for i in range(0, n, Br)
-    ]
 
 
 @pytest.mark.parametrize("algo", ["fa1", "fa2"])
