@@ -251,7 +251,7 @@ def _table(report):
         )
     if grid := report.get("schedule"):
         lines.append(
-            f"the grid's {grid['blocks']:,} blocks on {grid['sms']} SMs end at {grid['launch_order']:,} tiles in "
-            f"launch order, {grid['heaviest_first']:,} heaviest first (at least {grid['lower_bound']:,})"
+            f"grid of {grid['blocks']:,} blocks on {grid['sms']} SMs: the last ends at {grid['launch_order']:,} tiles "
+            f"in launch order, {grid['heaviest_first']:,} tiles heaviest first (at least {grid['lower_bound']:,} tiles)"
         )
     return "\n".join(lines)

@@ -114,7 +114,7 @@ def test_trace_json_has_the_grid_on_the_gpu_asked(capsys):
     assert report["kv_tiles_per_block"] == tiles
     assert flat(report["schedule"]) == pytest.approx(flat(expected_schedule("fa2", tiles, 3, 108)), rel=1e-12)
     assert main([*args, "--batch-heads", "3", "--gpu", "h100"]) == 0
-    assert "the grid's 15 blocks on 132 SMs end at" in capsys.readouterr().out
+    assert "grid of 15 blocks on 132 SMs: the last ends at" in capsys.readouterr().out
     assert main([*args, "--json"]) == 0
     assert "schedule" not in json.loads(capsys.readouterr().out)  # no GPU, no SMs
 
