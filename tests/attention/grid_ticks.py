@@ -14,6 +14,13 @@ def visited_cell_by_cell(n, n_kv, Br, Bc, causal):
     ]
 
 
+def per_block(tiles):
+    """What a page must print of the tiles per block `tiles` ({{ trace.RUN.tiles_per_block.KEY }})."""
+    mean = sum(tiles) / len(tiles)
+    values = {"first": tiles[0], "last": tiles[-1], "min": min(tiles), "max": max(tiles), "total": sum(tiles)}
+    return values | {"count": len(tiles), "mean": mean, "max_over_mean": max(tiles) / mean}
+
+
 def simulate(work, sms, order):
     """(the tick the last block ends, the SM-ticks before it that no block ran): at each tick every idle SM, the
     lowest-numbered first, takes the next block of `order`, then every busy SM does one tile."""

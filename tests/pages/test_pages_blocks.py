@@ -17,6 +17,7 @@ import yaml
 from kernelviz.cli import main
 from kernelviz.site.build import WEB_DIST, build
 from kernelviz.site.extensions import trace
+from tests.attention.grid_ticks import per_block
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ("flash-attention-1", "flash-attention-2")
@@ -81,12 +82,6 @@ def cli():
 def printed(html):
     """{(run, expr): text} of the tiles-per-block and schedule numbers a page prints."""
     return {(run, expr): text for run, expr, text in SPAN.findall(html)}
-
-
-def per_block(tiles):
-    mean = sum(tiles) / len(tiles)
-    values = {"first": tiles[0], "last": tiles[-1], "min": min(tiles), "max": max(tiles), "total": sum(tiles)}
-    return values | {"count": len(tiles), "mean": mean, "max_over_mean": max(tiles) / mean}
 
 
 @pytest.mark.parametrize("slug", PAGES)

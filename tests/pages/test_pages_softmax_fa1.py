@@ -22,7 +22,7 @@ import pytest
 import yaml
 
 from kernelviz.attention import formulas
-from tests.attention.grid_ticks import expected_schedule, flat
+from tests.attention.grid_ticks import expected_schedule, flat, per_block
 from tests.pages.kernel_pages import Page as KernelPage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -168,10 +168,7 @@ def attention_expected(algo, sizes):
     standard = formulas.standard(N, d, Br, Bc, **mask)
     out["ratio_standard"] = formulas.total(standard) / formulas.total(counts)
     tiles = [formulas.tiles_visited(i, N, Br, Bc, **mask) for i in range(out["Tr"])]
-    mean = sum(tiles) / len(tiles)
-    per = {"first": tiles[0], "last": tiles[-1], "min": min(tiles), "max": max(tiles), "total": sum(tiles)}
-    per |= {"count": len(tiles), "mean": mean, "max_over_mean": max(tiles) / mean}
-    out |= {f"tiles_per_block.{k}": v for k, v in per.items()}
+    out |= {f"tiles_per_block.{k}": v for k, v in per_block(tiles).items()}
     if grid := sizes.get("schedule"):
         gpus = json.loads((ROOT / "kernelviz" / "roofline" / "gpus.json").read_text())["gpus"]
         heads = grid.get("batch_heads", 1)
