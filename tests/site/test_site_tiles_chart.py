@@ -51,7 +51,7 @@ def test_the_bars_are_the_tiles_each_block_visits(build_site):
     desc = re.search(r'<desc id="kv-bars-1-desc">([^<]*)</desc>', figure).group(1)
     assert desc == (
         f"5 blocks. Without the mask every block visits 12 tiles, 60 in all. With the mask block 0 visits "
-        f"{masked[0]} tiles and block 4 {masked[-1]} tiles, {sum(masked)} in all."
+        f"{masked[0]} tiles and block 4 visits {masked[-1]} tiles, {sum(masked)} in all."
     )
     assert '<title id="kv-bars-1-title">' in figure and "without the mask</li>" in figure
     assert html.index("Before.") < html.index("kv-bars-figure") < html.index("After.")

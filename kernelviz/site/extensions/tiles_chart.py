@@ -78,5 +78,5 @@ def _description(full, masked):
     without = f"every block visits {tiles(full['max'])}" if alike else f"from {tiles(full['min'])} to {full['max']:,}"
     return (
         f"{n} blocks. Without the mask {without}, {full['total']:,} in all. With the mask block 0 visits "
-        f"{tiles(masked['first'])} and block {n - 1} {tiles(masked['last'])}, {masked['total']:,} in all."
+        f"{tiles(masked['first'])} and block {n - 1} visits {tiles(masked['last'])}, {masked['total']:,} in all."
     )
