@@ -12,7 +12,7 @@ from kernelviz.attention import cli
 from kernelviz.cuda import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_SIZES = {"algo", "dtype", "causal", "closed_form"}  # what a trace run takes besides its sizes
+NOT_SIZES = {"algo", "dtype", "causal", "closed_form", "schedule"}  # what a trace run takes besides its sizes
 
 
 def test_canonical_renames_old_names_in_order_and_says_so():

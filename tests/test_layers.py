@@ -54,6 +54,7 @@ PY_COMPONENTS = [  # (glob of module names, component): the first that matches
             "cuda_render",
             "step_at",
             "library",
+            "bars_svg",
         )
     ),
     ("kernelviz.site.extensions*", "site extensions"),

@@ -12,8 +12,14 @@ visits the tiles that start at or before the last key its last row sees, so the 
 the same), are dealt in `order` to `sms` SMs, one block at a time per SM, each block going to the SM that frees
 first (ties: the lowest-numbered SM), as a GPU's block scheduler does. Returns the time the last block ends, in
 units of one tile. With causal masking, the index order (``range(Tr)``) starts the light blocks first and leaves
-the heaviest for last; the reverse order (heaviest first, as FlashAttention 2's causal kernels launch them) fills
-the gaps with the light ones. Every SM can finish no sooner than ``lower_bound(work, sms)``.
+the heaviest for last; the heaviest first (longest processing time first: the reverse of the rows, as the causal
+tile scheduler of flash-attention's Hopper kernels deals them) fills the gaps with the light ones. Every SM can
+finish no sooner than ``lower_bound(work, sms)``.
+
+``grid(algo, tiles, batch_heads)``: the work of each CUDA block of the grid the kernel launches, in the order of
+its block indices (blockIdx.x fastest): fa2 launches one block per (batch_head, block of rows), so `tiles` once per
+batch_head; fa1 one block per batch_head, which walks every block of rows, so ``sum(tiles)`` each.
+``schedule(work, sms)``: that grid on `sms` SMs, dealt in launch order and heaviest first, beside the bound.
 """
 
 import heapq
@@ -66,3 +72,34 @@ def finish_time(work, sms, order=None):
 def heaviest_first(work):
     """The blocks in decreasing order of work, ties in reverse index order (for causal masking: Tr-1, ..., 0)."""
     return sorted(range(len(work)), key=lambda i: (-work[i], -i))
+
+
+def grid(algo, tiles, batch_heads=1):
+    """The work of each block of `algo`'s grid (fa1 or fa2) in launch order, for `batch_heads` (batch, head) pairs
+    whose blocks of rows visit `tiles` (``tiles_per_block``) each. Raises ValueError for another algorithm or a bad
+    `batch_heads`."""
+    batch_heads = positive_int("batch_heads", batch_heads)
+    if algo == "fa2":
+        return list(tiles) * batch_heads
+    if algo == "fa1":
+        return [sum(tiles)] * batch_heads
+    raise ValueError(f"grid: expected fa1 or fa2, got {algo!r}")
+
+
+def schedule(work, sms):
+    """The blocks of `work` on `sms` SMs: {sms, blocks, tiles (the work of all), waves (blocks / sms), launch_order
+    and heaviest_first (the times the last block ends, ``finish_time``), lower_bound, slowdown (launch_order over
+    heaviest_first), idle (per order: the percent of the SMs' time, up to the end, that no block runs)}."""
+    sms = positive_int("sms", sms)
+    ends = {"launch_order": finish_time(work, sms), "heaviest_first": finish_time(work, sms, heaviest_first(work))}
+    total = sum(work)
+    return {
+        "sms": sms,
+        "blocks": len(work),
+        "tiles": total,
+        "waves": len(work) / sms,
+        **ends,
+        "lower_bound": lower_bound(work, sms),
+        "slowdown": ends["launch_order"] / ends["heaviest_first"] if total else 1.0,
+        "idle": {order: 100 * (1 - total / (sms * end)) if end else 0.0 for order, end in ends.items()},
+    }

@@ -8,7 +8,9 @@ each block of Br query rows visits (``blocks.tiles_per_block``: all of them, or 
 not hide entirely). ``--json`` prints one object instead; ``--save FILE.npz`` writes q, k, v (as stored), o, and
 lse where the algorithm has one (a backward pass: also the dO it drew and dq, dk, dv), so that anyone can check the
 result independently, to that file exactly. ``--gpu KEY`` adds where the run sits on that GPU's roofline
-(``kernelviz.roofline.bound``): intensity, bound, lower-bound time.
+(``kernelviz.roofline.bound``): intensity, bound, lower-bound time; for fa1 and fa2 also ``schedule``, the grid the
+kernel launches for --batch-heads (batch, head) pairs dealt to that GPU's SMs (``blocks.grid``, ``blocks.schedule``):
+when its last block ends, in units of one tile, in launch order and heaviest first.
 
 `kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
 --H-q 8 --H-kv 2 --splits 1 --d 64.
@@ -120,12 +122,17 @@ def main(args):
         vs_standard=ledger.total_bytes / standard,
         vs_compulsory=ledger.total_bytes / compulsory,
     )
+    device = None
     if args.gpu is not None:
         from kernelviz.roofline import bound, gpu
 
-        report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, gpu(args.gpu))
+        device = gpu(args.gpu)
+        report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, device)
     if args.algo in ("fa1", "fa2"):
         report["kv_tiles_per_block"] = blocks.tiles_per_block(result)
+        if device is not None:  # the grid the kernel launches, dealt to the GPU's SMs (attention.blocks)
+            work = blocks.grid(args.algo, report["kv_tiles_per_block"], args.batch_heads)
+            report["schedule"] = blocks.schedule(work, device.sms)
     if args.save:
         arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
         if result.lse is not None:
@@ -241,5 +248,10 @@ def _table(report):
         lines.append(
             f"K/V tiles per block of query rows: {visits[0]} tiles (the first block) to {visits[-1]} tiles "
             f"(the last of {len(visits)} blocks), {sum(visits):,} tiles in all"
+        )
+    if grid := report.get("schedule"):
+        lines.append(
+            f"grid of {grid['blocks']:,} blocks on {grid['sms']} SMs: the last ends at {grid['launch_order']:,} tiles "
+            f"in launch order, {grid['heaviest_first']:,} tiles heaviest first (at least {grid['lower_bound']:,} tiles)"
         )
     return "\n".join(lines)

@@ -5,6 +5,7 @@ import json
 
 import pytest
 from attention_cases import qkv
+from grid_ticks import expected_schedule, flat, simulate, visited_cell_by_cell
 
 from kernelviz.attention import ALGORITHMS, blocks, formulas
 from kernelviz.cli import main
@@ -18,17 +19,6 @@ SIZES = [  # (N, N_kv, Br, Bc): ragged, N < N_kv, N > N_kv (rows that see no key
     (13, 40, 4, 8),
     (40, 13, 8, 4),
 ]
-
-
-def visited_cell_by_cell(n, n_kv, Br, Bc, causal):
-    """Per block of rows: the K/V tiles holding at least one (row, key) that row may see (c <= r + N_kv - N)."""
-    return [
-        sum(
-            not causal or any(c <= r + n_kv - n for r in range(i, min(i + Br, n)) for c in range(j, min(j + Bc, n_kv)))
-            for j in range(0, n_kv, Bc)
-        )
-        for i in range(0, n, Br)
-    ]
 
 
 @pytest.mark.parametrize("algo", ["fa1", "fa2"])
@@ -75,17 +65,58 @@ def test_finish_time_is_the_slowest_sm_of_a_simulation_by_time_steps(work, sms):
     """Checked against a tick-by-tick simulation: at each tick, each idle SM (lowest first) takes the next block."""
     for order in (range(len(work)), blocks.heaviest_first(work), reversed(range(len(work)))):
         order = list(order)
-        left, queue, t = [0] * sms, list(order), 0
-        while queue or any(left):
-            for sm in range(sms):
-                if left[sm] == 0 and queue:
-                    left[sm] = work[queue.pop(0)]
-            if not any(left):
-                break
-            left = [max(0, x - 1) for x in left]
-            t += 1
+        t, _ = simulate(work, sms, order)
         assert blocks.finish_time(work, sms, order) == t
         assert t >= blocks.lower_bound(work, sms)
+
+
+def test_the_grids_as_the_kernels_launch_them():
+    """fa2: a block per (batch_head, block of rows), rows fastest; fa1: a block per batch_head, walking every row."""
+    assert blocks.grid("fa2", [1, 2, 3], 2) == [1, 2, 3, 1, 2, 3]
+    assert blocks.grid("fa1", [1, 2, 3], 2) == [6, 6]
+    assert blocks.grid("fa2", [4]) == [4]
+    with pytest.raises(ValueError, match="grid: expected fa1 or fa2, got 'standard'"):
+        blocks.grid("standard", [1])
+    with pytest.raises(ValueError, match="batch_heads: expected a positive integer, got 0"):
+        blocks.grid("fa2", [1], 0)
+
+
+@pytest.mark.parametrize(
+    "algo, n, n_kv, Br, Bc, heads, sms",
+    [("fa2", 64, 64, 4, 4, 3, 5), ("fa2", 30, 50, 7, 4, 4, 6), ("fa1", 40, 13, 8, 4, 3, 2), ("fa2", 8, 8, 4, 4, 1, 8)],
+)
+def test_schedule_against_a_simulation_of_the_causal_grid(algo, n, n_kv, Br, Bc, heads, sms):
+    """Every number of a schedule of the causal grid, the tiles counted cell by cell from the mask, against the
+    tick-by-tick simulation (which counts the idle SM-ticks itself)."""
+    tiles = visited_cell_by_cell(n, n_kv, Br, Bc, causal=True)
+    got = blocks.schedule(blocks.grid(algo, tiles, heads), sms)
+    want = expected_schedule(algo, tiles, heads, sms)
+    assert flat(got) == pytest.approx(flat(want), rel=1e-12)
+    assert got["heaviest_first"] <= got["launch_order"] and got["lower_bound"] <= got["heaviest_first"]
+
+
+def test_the_causal_grid_at_4096_on_an_h100():
+    """The pages' grid: N = 4096, tiles of 64, 16 (batch, head) pairs on an H100's 132 SMs. In launch order the last
+    head's heaviest blocks run alone at the end; heaviest first meets the bound, 16 * 2080 / 132 rounded up."""
+    tiles = list(range(1, 65))
+    got = blocks.schedule(blocks.grid("fa2", tiles, 16), 132)
+    assert (got["launch_order"], got["heaviest_first"], got["lower_bound"]) == (292, 253, 253)
+    assert got["lower_bound"] == -(-16 * 2080 // 132)
+    assert flat(got) == pytest.approx(flat(expected_schedule("fa2", tiles, 16, 132)), rel=1e-12)
+
+
+def test_trace_json_has_the_grid_on_the_gpu_asked(capsys):
+    """--gpu adds the grid of --batch-heads pairs on that GPU's SMs (A100: 108), from the ledger's tiles per block."""
+    args = ["trace", "fa2", "--causal", "--N", "40", "--N-kv", "52", "--d", "4", "--Br", "8", "--Bc", "4"]
+    assert main([*args, "--batch-heads", "3", "--gpu", "a100", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    tiles = visited_cell_by_cell(40, 52, 8, 4, causal=True)
+    assert report["kv_tiles_per_block"] == tiles
+    assert flat(report["schedule"]) == pytest.approx(flat(expected_schedule("fa2", tiles, 3, 108)), rel=1e-12)
+    assert main([*args, "--batch-heads", "3", "--gpu", "h100"]) == 0
+    assert "grid of 15 blocks on 132 SMs: the last ends at" in capsys.readouterr().out
+    assert main([*args, "--json"]) == 0
+    assert "schedule" not in json.loads(capsys.readouterr().out)  # no GPU, no SMs
 
 
 def test_finish_time_refuses_bad_arguments():

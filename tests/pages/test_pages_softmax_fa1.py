@@ -22,6 +22,7 @@ import pytest
 import yaml
 
 from kernelviz.attention import formulas
+from tests.attention.grid_ticks import expected_schedule, flat, per_block
 from tests.pages.kernel_pages import Page as KernelPage
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,20 +149,31 @@ def test_online_softmax_page_mounts_the_panel_and_loads_its_script(built):
 
 
 def attention_expected(algo, sizes):
-    """What the page must print for an attention run, from the closed-form counts (not from the build)."""
+    """What the page must print for an attention run, from the closed-form counts (not from the build); with a
+    schedule, the grid's numbers from a tick-by-tick simulation of it on the GPU's SMs (read from gpus.json)."""
     N, d, Br, Bc = (sizes[k] for k in ("N", "d", "Br", "Bc"))
-    counts = getattr(formulas, algo)(N, d, Br, Bc)
-    size = {"Q": N * d * 4, "K": N * d * 4, "V": N * d * 4, "O": N * d * 4, "l": N * 4, "m": N * 4, "L": N * 4}
+    mask = {"N_kv": sizes.get("N_kv", N), "causal": sizes.get("causal", False)}
+    counts = getattr(formulas, algo)(N, d, Br, Bc, **mask)
+    Nk = mask["N_kv"]
+    size = {"Q": N * d * 4, "K": Nk * d * 4, "V": Nk * d * 4, "O": N * d * 4, "l": N * 4, "m": N * 4, "L": N * 4}
     tile = {"Q": Br * d * 4, "O": Br * d * 4, "l": Br * 4, "m": Br * 4, "L": Br * 4, "K": Bc * d * 4, "V": Bc * d * 4}
-    out = {**sizes, "Tr": -(-N // Br), "Tc": -(-N // Bc)}
+    out = {k: v for k, v in sizes.items() if k not in ("causal", "schedule")}
+    out |= {"Tr": -(-N // Br), "Tc": -(-Nk // Bc)}
     for t, rw in counts.items():
         out |= {f"reads.{t}": rw["read"] / size[t], f"writes.{t}": rw["write"] / size[t]}
         out |= {f"loads.{t}": rw["read"] // tile[t], f"stores.{t}": rw["write"] // tile[t]}
     out["bytes.total"] = formulas.total(counts)
     out["bytes.read"] = sum(rw["read"] for rw in counts.values())
     out["bytes.write"] = sum(rw["write"] for rw in counts.values())
-    standard = formulas.standard(N, d, Br, Bc)
+    standard = formulas.standard(N, d, Br, Bc, **mask)
     out["ratio_standard"] = formulas.total(standard) / formulas.total(counts)
+    tiles = [formulas.tiles_visited(i, N, Br, Bc, **mask) for i in range(out["Tr"])]
+    out |= {f"tiles_per_block.{k}": v for k, v in per_block(tiles).items()}
+    if grid := sizes.get("schedule"):
+        gpus = json.loads((ROOT / "kernelviz" / "roofline" / "gpus.json").read_text())["gpus"]
+        heads = grid.get("batch_heads", 1)
+        schedule = expected_schedule(algo, tiles, heads, gpus[grid["gpu"]]["sms"]["value"])
+        out |= {f"schedule.{k}": v for k, v in flat(schedule).items()} | {"schedule.batch_heads": heads}
     return out
 
 
@@ -207,7 +219,8 @@ def test_every_hbm_count_is_the_ledgers_at_the_front_matter_sizes(built, slug):
 def test_fa1_numbers_follow_the_trace_sizes(built, build_pages):
     source = (PAGES / "flash-attention-1.md").read_text(encoding="utf-8")
     front, _ = split_page(source)
-    bigger = {**front, "trace": {name: {**spec, "N": spec["N"] * 2} for name, spec in front["trace"].items()}}
+    doubled = {name: {**spec, "N": spec["N"] * 2} for name, spec in front["trace"].items() if "schedule" not in spec}
+    bigger = {**front, "trace": {**front["trace"], **doubled}}  # (the grids at N = 4096 stay: the build runs them)
     before = traces(built["flash-attention-1"])
     after = check_numbers(build_pages({"flash-attention-1": with_front(source, bigger)})["flash-attention-1"], bigger)
     # twice the rows: twice the tiles of K and V, so Q and the carries make twice the trips in FA1

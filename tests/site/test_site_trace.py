@@ -1,11 +1,16 @@
 """``{{ trace.EXPR }}``: ledger numbers in prose, checked against the closed-form counts of attention.formulas."""
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 from kernelviz.attention import formulas
 from kernelviz.site.extensions import trace
+from tests.attention.grid_ticks import expected_schedule, flat, per_block, visited_cell_by_cell
+
+GPUS = Path(__file__).resolve().parents[2] / "kernelviz" / "roofline" / "gpus.json"
 
 
 def spans(html):
@@ -118,6 +123,12 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
         ("{algo: paged-decoding, seq_lens: [4], d: 4, page_size: 4, H_q: 3, H_kv: 2}", "not a multiple of H_kv"),
         ("{algo: paged-decoding, seq_lens: [4], d: 4}", "missing page_size"),
         ("{algo: safe-softmax, N: 8}", "missing Bc"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: b200}}", "schedule.gpu: expected one of a100, h100"),
+        ("{algo: standard, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: h100}}", "schedule is for fa1 and fa2"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: h100, heads: 2}}", "schedule: expected {gpu: a100"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: h100}", "schedule: expected {gpu: a100"),
+        ("{algo: fa1, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: a100, batch_heads: 0}}", "batch_heads must be a pos"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, closed_form: true, schedule: {gpu: h100}}", "not go with closed_form"),
     ],
 )
 def test_a_bad_trace_is_one_warning_at_the_front_matter(build_site, spec, message):
@@ -184,3 +195,43 @@ def test_a_trace_too_large_for_memory_is_a_warning_at_its_line(build_site, monke
     assert w.line == 4, w
     assert "trace: standard at N=16384 N_kv=16384 d=64 needs about" in w.message
     assert "and 1.0 GiB is available: choose a smaller N" in w.message
+
+
+@pytest.mark.parametrize("algo", ["fa1", "fa2"])
+def test_tiles_per_block_and_the_grid_on_a_gpu(build_site, algo):
+    """The work per block (ragged tiles, N_kv > N, causal) against the mask counted cell by cell, and the grid of 5
+    (batch, head) pairs on an A100 (its SM count read from gpus.json here) against a tick-by-tick simulation."""
+    n, n_kv, Br, Bc = 13, 20, 4, 3
+    sizes = f"N: {n}, N_kv: {n_kv}, d: 2, Br: {Br}, Bc: {Bc}"
+    front = (
+        f"title: G\ntrace:\n  full: {{algo: {algo}, {sizes}}}\n"
+        f"  masked: {{algo: {algo}, {sizes}, causal: true, schedule: {{gpu: a100, batch_heads: 5}}}}"
+    )
+    per = ("first", "last", "min", "max", "total", "count", "mean", "max_over_mean")
+    grid = ("sms", "blocks", "tiles", "waves", "launch_order", "heaviest_first", "lower_bound", "slowdown")
+    grid += ("idle.launch_order", "idle.heaviest_first", "batch_heads")
+    body = " ".join(
+        [f"{{{{ trace.{run}.tiles_per_block.{k} }}}}" for run in ("full", "masked") for k in per]
+        + [f"{{{{ trace.masked.schedule.{k} }}}}" for k in grid]
+    )
+    result, out = build_site({"g.md": f"---\n{front}\n---\n{body}\n"})
+    assert result.warnings == []
+    got = spans((out / "g.html").read_text())
+    want = {}
+    for run, causal in (("full", False), ("masked", True)):
+        numbers = per_block(visited_cell_by_cell(n, n_kv, Br, Bc, causal))
+        assert set(numbers) == set(per)
+        want |= {f"trace.{run}.tiles_per_block.{k}": v for k, v in numbers.items()}
+    sms = json.loads(GPUS.read_text())["gpus"]["a100"]["sms"]["value"]
+    schedule = flat(expected_schedule(algo, visited_cell_by_cell(n, n_kv, Br, Bc, True), 5, sms))
+    want |= {f"trace.masked.schedule.{k}": v for k, v in schedule.items()}
+    want["trace.masked.schedule.batch_heads"] = 5
+    assert got == {k: trace.format_number(v) for k, v in want.items()}
+    assert got["trace.full.tiles_per_block.min"] == got["trace.full.tiles_per_block.max"] == "7"  # ceil(20 / 3)
+
+
+def test_the_list_of_tiles_is_not_a_number(build_site, line):
+    source = "---\ntitle: L\ntrace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}\n---\n{{ trace.tiles_per_block.list }}\n"
+    result, _ = build_site({"l.md": source})
+    (w,) = result.warnings
+    assert w.line == line(source, "list") and "trace.tiles_per_block.list is a list (a chart draws it)" in w.message

@@ -77,6 +77,13 @@ SOURCES = {
         "GitHub, Dao-AILab",
         "https://github.com/Dao-AILab/flash-attention",
     ),
+    "fa-scheduler": Source(
+        "Jay Shah, Ganesh Bikshandi, Ying Zhang, Vijay Thakkar, Pradeep Ramani, Tri Dao",
+        "flash-attention, hopper/tile_scheduler.hpp: DynamicPersistentTileScheduler, longest-processing-time-first "
+        "for causal attention",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention/blob/main/hopper/tile_scheduler.hpp",
+    ),
     "paged-attention": Source(
         "Woosuk Kwon, Zhuohan Li, Siyuan Zhuang, Ying Sheng, Lianmin Zheng, Cody Hao Yu, Joseph E. Gonzalez, "
         "Hao Zhang, Ion Stoica",

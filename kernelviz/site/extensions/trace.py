@@ -30,6 +30,20 @@ o, ...):
                                            tokens, padding (empty rows of last pages), kv_bytes_per_token (K and V
                                            bytes read per token of the batch)
 
+For fa1 and fa2 runs, the work of each block of query rows (``attention.blocks.tiles_per_block``, read from the
+ledger: the K/V tiles block i visits, fewer under the causal mask):
+
+    trace.tiles_per_block.first, .last, .min, .max, .total, .count (the blocks), .mean, .max_over_mean
+                                           (.list, the counts themselves, is what a ``tiles-per-block`` chart draws)
+
+and, when the sizes say ``schedule: {gpu: h100, batch_heads: 16}`` (a GPU of ``kernelviz.roofline``, whose SM
+count it takes; batch_heads: the (batch, head) pairs of the grid, default the run's), the grid the kernel launches
+on that many SMs, one block at a time an SM (``attention.blocks.grid`` and ``.schedule``):
+
+    trace.schedule.sms, .blocks, .tiles, .waves, .batch_heads   the grid
+    trace.schedule.launch_order, .heaviest_first, .lower_bound  when the last block ends, in units of one tile
+    trace.schedule.slowdown, .idle.launch_order, .idle.heaviest_first   the first over the second; percent idle
+
 The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding and online-softmax-output (Bc is
 the kernel's tile, d its D; paged decoding's tiles are (g, page_size)).
 
@@ -79,19 +93,30 @@ def _render(renderer, tokens, idx, options, env):
 
 
 def resolve(page, context):
-    numbers = None
     for token, line in walk(page.tokens):
         is_math = token.type.startswith("math_")
         if token.type != "kv_trace" and not (is_math and "{{" in token.content):
             continue
-        if numbers is None:
-            numbers = _numbers(page, context.diagnostics)
+        numbers = numbers_of(page, context)
         if is_math:
             token.content = _fill(token.content, page, numbers, line, context)
         else:
             text = _value(page, token.content, numbers, line, context)
             if text is not None:
                 token.meta["text"] = text
+
+
+def numbers_of(page, context):
+    """The numbers of the page's trace, computed once a build (see ``_numbers``): None without one, False when it
+    failed (and said so)."""
+    if "trace" not in page.env:
+        page.env["trace"] = _numbers(page, context.diagnostics)
+    return page.env["trace"]
+
+
+def fill(text, page, line, context):
+    """`text` with each ``{{ trace.EXPR }}`` replaced by its number ('?' when unknown, with a warning at `line`)."""
+    return _fill(text, page, numbers_of(page, context), line, context)
 
 
 def _fill(tex, page, numbers, line, context):
@@ -117,6 +142,7 @@ def _value(page, expr, numbers, line, context):
         value, where = value[name], f"{where}.{name}".lstrip(".")
     if not isinstance(value, (int, float)) or isinstance(value, bool):
         has = f"{where} has {', '.join(map(str, value))}" if isinstance(value, dict) else f"{where} is a number"
+        has = f"{where} is a list (a chart draws it), not a number" if isinstance(value, (list, tuple)) else has
         context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: unknown trace name; {has}")
         return None
     return format_number(value)
@@ -169,23 +195,31 @@ def _named(spec, where, page, diagnostics):
 
 def compute(spec):
     """The numbers of one run, {algo: ..., sizes}. Raises ValueError (or the algorithm's errors) on a bad spec."""
-    items = ((key, tuple(v) if isinstance(v, list) else v) for key, v in spec.items())  # hashable, for the cache
+
+    def hashable(v):
+        return tuple(sorted(v.items())) if isinstance(v, dict) else tuple(v) if isinstance(v, list) else v
+
+    items = ((key, hashable(v)) for key, v in spec.items())  # hashable, for the cache
     return copy.deepcopy(_compute(tuple(sorted(items, key=str))))
 
 
 @functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
 def _compute(items):
     from kernelviz import attention
+    from kernelviz.attention import blocks
     from kernelviz.attention.runs import baseline
     from kernelviz.cuda import kernels
 
     sizes = dict(items)
     algo = sizes.pop("algo", None)
+    grid = _schedule_spec(algo, sizes.pop("schedule", None), sizes.get("batch_heads", 1))
     attending = algo in attention.ALGORITHMS
     options = {"dtype": sizes.pop("dtype", "float32")} if attending else {}
     closed_form = sizes.pop("closed_form", False) if attending else False
     if not isinstance(closed_form, bool):
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
+    if closed_form and grid is not None:
+        raise ValueError("schedule needs the ledger's tiles per block: it does not go with closed_form")
     if closed_form:
         return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k != "causal"}
     if attending and algo != "paged-decoding":
@@ -194,6 +228,12 @@ def _compute(items):
     out = {key: v for key, v in done.sizes.items() if key != "causal"}
     out.update(done.result.ledger.numbers())
     out.update(done.counts)
+    if algo in ("fa1", "fa2"):
+        out["tiles_per_block"] = _per_block(blocks.tiles_per_block(done.result))
+    if grid is not None:
+        sms, batch_heads = grid
+        work = blocks.grid(algo, out["tiles_per_block"]["list"], batch_heads)
+        out["schedule"] = {**blocks.schedule(work, sms), "batch_heads": batch_heads}
     if algo == "paged-decoding":  # K and V bytes read per token of the batch
         out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
     elif attending:
@@ -204,6 +244,44 @@ def _compute(items):
     if shared is not None:
         out["cuda"] = {"shared_bytes": shared}
     return out
+
+
+def _schedule_spec(algo, spec, run_batch_heads):
+    """(SMs, batch_heads) of a trace's ``schedule: {gpu: KEY, batch_heads: COUNT}`` (as ``compute`` makes it
+    hashable: sorted pairs), or None without one. Raises ValueError naming what is wrong."""
+    if spec is None:
+        return None
+    from kernelviz.roofline import gpu
+
+    if algo not in ("fa1", "fa2"):
+        raise ValueError(f"schedule is for fa1 and fa2 (whose blocks of rows it deals to SMs), not {algo!r}")
+    fields = dict(spec) if isinstance(spec, tuple) and all(isinstance(p, tuple) for p in spec) else None
+    if fields is None or "gpu" not in fields or set(fields) - {"gpu", "batch_heads"}:
+        given = spec if fields is None else fields
+        raise ValueError(f"schedule: expected {{gpu: a100, h100 or h200, batch_heads: COUNT}}, got {given!r}")
+    batch_heads = fields.get("batch_heads", run_batch_heads)
+    if isinstance(batch_heads, bool) or not isinstance(batch_heads, int) or batch_heads < 1:
+        raise ValueError(f"schedule: batch_heads must be a positive integer, got {batch_heads!r}")
+    try:
+        return gpu(str(fields["gpu"])).sms, batch_heads
+    except ValueError as e:
+        raise ValueError(f"schedule.{e}") from None
+
+
+def _per_block(tiles):
+    """The numbers of the tiles each block of rows visits (see the module docstring)."""
+    mean = sum(tiles) / len(tiles)
+    return {
+        "list": tiles,
+        "count": len(tiles),
+        "first": tiles[0],
+        "last": tiles[-1],
+        "min": min(tiles),
+        "max": max(tiles),
+        "total": sum(tiles),
+        "mean": mean,
+        "max_over_mean": max(tiles) / mean if mean else 1.0,
+    }
 
 
 def _fits(algo, sizes, itemsize, available=None):
