@@ -1,0 +1,103 @@
+// The roofline section's body, as markup (markup.js): the sizes in words, the plot (plot.js) and its legend, what
+// was measured, and the table of bytes, FLOPs, intensity, bound and least time on each GPU. `body(spec, state)`
+// is the whole of it at `state` = {sizes: the form's, preset: a preset's key or 'figure', width: px}: the site
+// builder writes it into the page (build-time/render-roofline.js) and the browser writes it again when the sizes
+// or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute.
+import { format } from 'd3-format';
+import { el, escape } from './markup.js';
+import { params, rows } from './model.js';
+import { plot, SHAPES } from './plot.js';
+
+export const WIDTH = 640; // px: the plot's width at build time (the browser draws it again at its own width)
+
+const whole = format(',');
+const si = format('.3~s');
+/** A count for people: exact with separators below 100,000, else 3 significant digits with an SI prefix. */
+export const amount = (n, unit) => (n < 1e5 ? `${whole(n)} ${unit}` : `${si(n)}${unit}`);
+/** Seconds with an SI prefix: 12.3 µs. */
+export const time = (s) => {
+  const t = si(s);
+  return /[0-9]$/.test(t) ? `${t} s` : `${t.slice(0, -1)} ${t.slice(-1)}s`;
+};
+export const intensity = format('.3~g');
+
+/** The parameters in words: N = 4096, N_kv = 4096, d = 64, Br = Bc = 64, batch × heads = 32, float16. */
+export function words(p, algorithms) {
+  const parts = [`N = ${p.N}`, `N_kv = ${p.N_kv}`, `d = ${p.d}`, `Br = ${p.Br}`, `Bc = ${p.Bc}`];
+  if (algorithms.includes('flash-decoding')) parts.push(`splits = ${p.splits}`);
+  if (p.causal) parts.push('causal');
+  parts.push(`batch × heads = ${p.batch_heads}`, p.dtype);
+  return parts.join(', ');
+}
+
+function legend(spec) {
+  const gpus = spec.gpus.map((g, i) => el('li', { class: `kv-roof-gpu-${i}` }, el('svg', { width: 22, height: 10, 'aria-hidden': 'true' }, el('line', { x1: 0, x2: 22, y1: 5, y2: 5 })), escape(g.name)));
+  const shapes = { circle: '●', square: '■', triangle: '▲', diamond: '◆' };
+  const algos = spec.algorithms.map((a, i) => el('li', { class: a.startsWith('standard') ? 'kv-roof-contrast' : null }, el('span', { 'aria-hidden': 'true', class: 'kv-roof-shape' }, shapes[SHAPES[i]]), escape(a)));
+  return el('ul', { class: 'kv-roof-legend' }, gpus, algos, el('li', {}, el('span', { 'aria-hidden': 'true', class: 'kv-roof-fp32-key' }, '- -'), 'fp32 roof'));
+}
+
+function measuredNote(spec) {
+  const m = spec.measured;
+  if (!m || !m.points.length) {
+    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, 'Nothing has been measured yet: no results of ', el('code', {}, 'bench/gpu.py'), ' from a GPU were present when this site was built, so the plot shows the bounds only.');
+  }
+  return el('p', { class: 'kv-roof-measured-note', 'data-measured': String(m.points.length) }, `Crosses: ${m.points.length} kernel runs measured by `, el('code', {}, 'bench/gpu.py'), ` on ${escape(m.machine)}, each at its own sizes (hover or tap a cross for them).`);
+}
+
+function table(spec, rowsAt) {
+  const head = el('tr', {}, el('th', { scope: 'col' }, 'algorithm'), el('th', { scope: 'col' }, 'bytes'), el('th', { scope: 'col' }, 'FLOPs'), el('th', { scope: 'col' }, 'FLOP/B'), spec.gpus.map((g) => el('th', { scope: 'col' }, escape(g.name))));
+  const body = rowsAt.map((row) => {
+    const first = row.bounds[spec.gpus[0].key];
+    const total = row.flops.matmul + row.flops.exp + row.flops.other;
+    return el(
+      'tr',
+      { 'data-algorithm': row.algorithm },
+      el('th', { scope: 'row' }, escape(row.algorithm)),
+      el('td', { 'data-key': 'bytes', 'data-value': row.bytes }, amount(row.bytes, 'B')),
+      el('td', { 'data-key': 'flops', 'data-value': total }, amount(total, '')),
+      el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, intensity(first.intensity)),
+      spec.gpus.map((g) => {
+        const b = row.bounds[g.key];
+        return el('td', { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s }, `${b.bound}, ${time(b.lower_bound_s)}`);
+      }),
+    );
+  });
+  const caption = el('p', { class: 'kv-roof-caption' }, 'HBM bytes moved, FLOPs done, FLOPs per byte, and on each GPU the unit that bounds the kernel and the least time it could take.');
+  return caption + el('div', { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' }, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+}
+
+/** The preset chooser: the figure's sizes (the form's) or a realistic size. */
+function presets(spec, chosen) {
+  const choice = (key, label) =>
+    el('label', {}, el('input', { type: 'radio', name: 'kv-roof-preset', value: key, checked: key === chosen }), escape(label));
+  return el('fieldset', { class: 'kv-roof-presets' }, el('legend', {}, 'Sizes'), choice('figure', "the figure's (the form's)"), spec.presets.map((p) => choice(p.key, p.label)));
+}
+
+/** The whole section's content at `state`: the spec (for the browser), the preset chooser and the body. */
+export function section(spec, state) {
+  const json = JSON.stringify(spec).replace(/</g, '\\u003c');
+  return el('script', { type: 'application/json', class: 'kv-roof-spec' }, json) + presets(spec, state.preset || 'figure') + body(spec, state);
+}
+
+/** The section's body at `state` (see the top of this file). */
+export function body(spec, state) {
+  const preset = spec.presets.find((p) => p.key === state.preset) || null;
+  const p = params(spec, state.sizes, preset);
+  const at = rows(spec, p);
+  const measured = spec.measured?.points || [];
+  return el(
+    'div',
+    {
+      class: 'kv-roof-body',
+      'data-params': JSON.stringify(p),
+      'data-preset': preset ? preset.key : 'figure',
+      'data-drawn': JSON.stringify([state.sizes, preset ? preset.key : 'figure']),
+    },
+    el('p', { class: 'kv-roof-sizes' }, 'At ', escape(words(p, spec.algorithms)), '.'),
+    plot(at, spec.gpus, measured, state.width || WIDTH),
+    legend(spec),
+    measuredNote(spec),
+    table(spec, at),
+  );
+}
