@@ -37,8 +37,10 @@ def load(where=None):
         results = json.loads(where.read_text())
     except (OSError, ValueError) as e:
         raise ValueError(f"{where}: not a results file of bench/gpu.py ({e})") from e
-    if not isinstance(results, dict) or not isinstance(results.get("machine"), str) or not isinstance(
-        results.get("runs"), list
+    if (
+        not isinstance(results, dict)
+        or not isinstance(results.get("machine"), str)
+        or not isinstance(results.get("runs"), list)
     ):
         raise ValueError(f"{where}: expected {{'machine': str, 'runs': [...]}} (bench/gpu.py writes it)")
     return results

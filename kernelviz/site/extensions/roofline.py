@@ -23,7 +23,6 @@ from markdown_it.common.utils import escapeHtml
 from ... import glossary
 from ...roofline import GPUS, measured
 from .. import js
-from ..tokens import walk
 
 RENDERER = "render-roofline.js"
 PARAMS = ("N", "N_kv", "d", "Br", "Bc", "causal", "splits", "batch_heads", "dtype")
