@@ -8,7 +8,7 @@ each kernel took:
                "batch_heads": 16, "causal": false, "splits": null, "seconds": 0.0012}, ...]}
 
 A run becomes a point at the intensity its algorithm has at those sizes (the closed forms' bytes and FLOPs, as for
-the bounds) and the FLOP/s it reached: FLOPs / seconds. The builder reads ``RESULTS`` (or the file named by the
+the bounds: web/src/roofline/model.js ``measuredPoint``) and the FLOP/s it reached: FLOPs / seconds. The builder reads ``RESULTS`` (or the file named by the
 environment variable ``KERNELVIZ_GPU_RESULTS``) when it is there; without one the roofline says nothing was measured.
 """
 
@@ -16,10 +16,7 @@ import json
 import os
 from pathlib import Path
 
-from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
-
 RESULTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "gpu.json"  # in a checkout
-ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 
 
 def path():
@@ -46,28 +43,9 @@ def load(where=None):
     return results
 
 
-def point(run, machine):
-    """{algorithm, label, intensity, flops_per_s, params} of one measured run."""
-    name, N, d = run["algorithm"], run["N"], run["d"]
-    sizes = dict(N_kv=run.get("N_kv") or N, causal=bool(run.get("causal")), batch_heads=run.get("batch_heads", 1))
-    Br, Bc = run.get("Br", 64), run.get("Bc", 64)
-    extra = {"n_splits": run["splits"]} if name == "flash-decoding" else {}
-    nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=ITEMSIZE[run["dtype"]], **extra, **sizes))
-    work = sum(FLOP_FORMULAS[name](N, d, Br, Bc, **extra, **sizes).values())
-    seconds = run["seconds"]
-    words = f"N = {N}, N_kv = {sizes['N_kv']}, d = {d}, batch × heads = {sizes['batch_heads']}, {run['dtype']}"
-    split = f", {run['splits']} splits" if extra else ""
-    label = f"{name} measured on {machine}: {seconds * 1e3:.3g} ms at {words}{split}"
-    return {"algorithm": name, "label": label, "intensity": work / nbytes, "flops_per_s": work / seconds}
-
-
-def points(results, algorithms):
-    """{machine, gpu, points} of the runs of `algorithms` in `results` (load's), or None without results."""
+def runs(results, algorithms):
+    """{machine, gpu, runs} of the timed runs of `algorithms` in `results` (load's), or None without results."""
     if results is None:
         return None
-    runs = [r for r in results["runs"] if r.get("algorithm") in algorithms and r.get("seconds")]
-    return {
-        "machine": results["machine"],
-        "gpu": results.get("gpu"),
-        "points": [point(r, results["machine"]) for r in runs],
-    }
+    kept = [r for r in results["runs"] if r.get("algorithm") in algorithms and r.get("seconds")]
+    return {"machine": results["machine"], "gpu": results.get("gpu"), "runs": kept}

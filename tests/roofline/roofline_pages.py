@@ -76,7 +76,8 @@ def read_html(text):
         r'<g class="kv-roof-measured" data-algorithm="([\w-]+)" data-intensity="([^"]+)" data-flops-per-s="([^"]+)"',
         section)]  # fmt: skip
     params = json.loads(html.unescape(re.search(r'class="kv-roof-body" data-params="([^"]*)"', section)[1]))
-    note = re.sub(r"<[^>]+>", "", re.search(r'<p class="kv-roof-measured-note"[^>]*>(.*?)</p>', section, re.S)[1])
+    note = re.search(r'<(p|div) class="kv-roof-measured-note"[^>]*>(.*?)</\1>', section, re.S)[2]
+    note = re.sub(r"<[^>]+>", "", note)
     return dict(roofs=roofs, points=points, rows=rows, params=params, measured=measured, note=html.unescape(note))
 
 

@@ -103,7 +103,7 @@ def spec_of(page):
         "page": mapping,
         "sizes": sizes,
         "presets": presets(),
-        "measured": measured.points(measured.load(), algorithms),
+        "measured": measured.runs(measured.load(), algorithms),
     }
 
 

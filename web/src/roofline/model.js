@@ -4,7 +4,8 @@
 // (kernelviz/site/extensions/roofline.py), the GPUs' figures taken from kernelviz/roofline/gpus.json:
 //   {gpus: [{key, name, hbm_bytes_per_s, tensor_flops_per_s, fp32_flops_per_s}], algorithms: [name, ...],
 //    page: {param: a form size's name (a string) or a fixed value}, sizes: {the form's sizes}, presets: [{key,
-//    label, form: {size: value}, fixed: {param: value}}], measured: null or {machine, gpu, points: [...]}}
+//    label, form: {size: value}, fixed: {param: value}}], measured: null or {machine, gpu, runs: [{algorithm,
+//    dtype, N, N_kv, d, Br, Bc, batch_heads, causal, splits, seconds}]} (kernelviz/roofline/measured.py)}
 // tests/roofline/test_roofline_js.py holds `rows` equal to `kernelviz roofline`'s table (roofline.cli.table).
 import * as bytes from '../explorer/formulas.js';
 import * as flops from './flops.js';
@@ -82,4 +83,19 @@ export function rows(spec, p) {
     row.bounds = Object.fromEntries(spec.gpus.map((gpu) => [gpu.key, bound(row.bytes, row.flops, gpu)]));
     return row;
   });
+}
+
+/** A measured run (kernelviz/roofline/measured.py) as a point: {algorithm, label, intensity, flops_per_s}, its
+ * FLOPs and bytes from the closed forms at its sizes, over the seconds it took. */
+export function measuredPoint(run, machine) {
+  const p = { ...run, N_kv: run.N_kv ?? run.N, causal: Boolean(run.causal), batch_heads: run.batch_heads ?? 1 };
+  p.Br ??= 64;
+  p.Bc ??= 64;
+  p.dtype = run.dtype === 'bfloat16' ? 'float16' : run.dtype; // two bytes an element either way
+  const { bytes: moved, flops: work } = counted(run.algorithm, p);
+  const all = flops.total(work);
+  const split = run.algorithm === 'flash-decoding' ? `, ${run.splits} splits` : '';
+  const ms = (run.seconds * 1e3).toPrecision(3);
+  const label = `${run.algorithm} measured on ${machine}: ${ms} ms at N = ${p.N}, N_kv = ${p.N_kv}, d = ${p.d}, batch × heads = ${p.batch_heads}, ${run.dtype}${split}`;
+  return { algorithm: run.algorithm, label, intensity: all / moved, flops_per_s: all / run.seconds };
 }

@@ -5,7 +5,7 @@
 // or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute.
 import { format } from 'd3-format';
 import { el, escape } from './markup.js';
-import { params, rows } from './model.js';
+import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
 
 export const WIDTH = 640; // px: the plot's width at build time (the browser draws it again at its own width)
@@ -37,12 +37,17 @@ function legend(spec) {
   return el('ul', { class: 'kv-roof-legend' }, gpus, algos, el('li', {}, el('span', { 'aria-hidden': 'true', class: 'kv-roof-fp32-key' }, '- -'), 'fp32 roof'));
 }
 
-function measuredNote(spec) {
+function measuredNote(spec, points) {
   const m = spec.measured;
-  if (!m || !m.points.length) {
-    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, 'Nothing has been measured yet: no results of ', el('code', {}, 'bench/gpu.py'), ' from a GPU were present when this site was built, so the plot shows the bounds only.');
+  const bench = el('code', {}, 'bench/gpu.py');
+  if (!m) {
+    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, 'Nothing has been measured yet: no results of ', bench, ' from a GPU were present when this site was built, so the plot shows the bounds only.');
   }
-  return el('p', { class: 'kv-roof-measured-note', 'data-measured': String(m.points.length) }, `Crosses: ${m.points.length} kernel runs measured by `, el('code', {}, 'bench/gpu.py'), ` on ${escape(m.machine)}, each at its own sizes (hover or tap a cross for them).`);
+  if (!points.length) {
+    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, `Nothing has been measured of these kernels yet: the results of `, bench, ` on ${escape(m.machine)} have no run of them, so the plot shows the bounds only.`);
+  }
+  const runs = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
+  return el('div', { class: 'kv-roof-measured-note', 'data-measured': String(points.length) }, el('p', {}, `Crosses: ${points.length} kernel runs measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`), runs);
 }
 
 function table(spec, rowsAt) {
@@ -85,7 +90,7 @@ export function body(spec, state) {
   const preset = spec.presets.find((p) => p.key === state.preset) || null;
   const p = params(spec, state.sizes, preset);
   const at = rows(spec, p);
-  const measured = spec.measured?.points || [];
+  const measured = (spec.measured?.runs || []).map((run) => measuredPoint(run, spec.measured.machine));
   return el(
     'div',
     {
@@ -97,7 +102,7 @@ export function body(spec, state) {
     el('p', { class: 'kv-roof-sizes' }, 'At ', escape(words(p, spec.algorithms)), '.'),
     plot(at, spec.gpus, measured, state.width || WIDTH),
     legend(spec),
-    measuredNote(spec),
+    measuredNote(spec, measured),
     table(spec, at),
   );
 }
