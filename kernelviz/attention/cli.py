@@ -23,7 +23,7 @@ import math
 
 from kernelviz.commands.checks import non_negative, output_file, positive
 
-from .words import ratio, size  # noqa: F401 (the table's words; tests import them from here)
+from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
@@ -77,14 +77,14 @@ def main(args):
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
         return 2
+    if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
+        print(f"kernelviz trace: error: {problem}", file=sys.stderr)
+        return 2
     if args.algo == "paged-decoding":
         from .paged_trace import main as paged
 
         return paged(args)
     n_kv = args.N_kv or args.N
-    if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
-        print(f"kernelviz trace: error: {problem}", file=sys.stderr)
-        return 2
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
@@ -158,7 +158,7 @@ def _options_problem(args):
     """Which options do not go with the algorithm asked for (a sentence), or None."""
     paged = args.algo == "paged-decoding"
     if paged:
-        options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal), ("--gpu", args.gpu))
+        options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal))
         given = [name for name, value in options if value]
         if given:
             return f"paged-decoding takes --seq-lens, not {', '.join(given)}"
@@ -232,10 +232,7 @@ def _table(report):
         "FLOPs: " + ", ".join(f"{kind} {n:,} FLOP" for kind, n in report["flops"].items()),
     ]
     if roof := report.get("roofline"):
-        lines.append(
-            f"on {roof['gpu']}: {roof['intensity']:.2f} FLOP/B, bound by {roof['bound']}, at least "
-            f"{roof['lower_bound_s'] * 1e6:.3g} µs ({roof['attained_flops_per_s'] / 1e12:.3g} TFLOP/s at that bound)"
-        )
+        lines.append(on_gpu(roof))
     if "kv_tiles_per_block" in report:
         visits = report["kv_tiles_per_block"]
         lines.append(

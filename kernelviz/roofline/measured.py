@@ -8,8 +8,9 @@ each kernel took:
                "batch_heads": 16, "causal": false, "splits": null, "seconds": 0.0012}, ...]}
 
 A run becomes a point at the intensity its algorithm has at those sizes (the closed forms' bytes and FLOPs, as for
-the bounds: web/src/roofline/model.js ``measuredPoint``) and the FLOP/s it reached: FLOPs / seconds. The builder reads ``RESULTS`` (or the file named by the
-environment variable ``KERNELVIZ_GPU_RESULTS``) when it is there; without one the roofline says nothing was measured.
+the bounds: web/src/roofline/model.js ``measuredPoint``) and the FLOP/s it reached: FLOPs / seconds. The builder
+reads ``RESULTS`` (or the file named by the environment variable ``KERNELVIZ_GPU_RESULTS``) when it is there;
+without one the roofline says nothing was measured.
 """
 
 import json

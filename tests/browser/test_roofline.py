@@ -7,8 +7,7 @@ import pytest
 from figure_page import open_figure, without_python
 from test_kernel_sizes import FORM, parse, ragged, wait_applied
 
-from kernelviz.roofline.cli import table
-from tests.roofline.roofline_pages import READ, SLUGS, check, expected
+from tests.roofline.roofline_pages import READ, SLUGS, algorithms, check, closed_form, expected
 
 SHOWN = f"() => ({READ})(document)"
 DRAWN_AT = """(want) => { const b = document.querySelector('section.kv-roofline .kv-roof-body');
@@ -40,14 +39,17 @@ def change(page, sizes, name, value):
     return wanted
 
 
-def preset_rows(slug, sizes):
-    """roofline.cli.table at the preset N = 4096, d = 64 (batch x heads 32, float16, tiles of 64), mapped as the
-    page's kernel counts: flash decoding's form N is its keys, against one query row."""
+def preset_params(slug, sizes):
+    """The preset N = 4096, d = 64 (batch x heads 32, float16, tiles of 64) as the page's kernel counts it: flash
+    decoding's form N is its keys, against one query row; paged decoding's batch is two sequences of 4096 tokens in
+    pages of 16, 16 query heads on the figure's one K/V head."""
     if slug == "flash-decoding":
-        args = dict(N=1, N_kv=4096, Br=1, splits=sizes["splits"])
-    else:
-        args = dict(N=4096, N_kv=4096, Br=64, causal=bool(sizes.get("causal")))
-    return table(d=64, Bc=64, itemsize=2, batch_heads=32, **args)
+        return dict(N=1, N_kv=4096, d=64, Br=1, Bc=64, causal=False, splits=sizes["splits"], batch_heads=32,
+                    dtype="float16")  # fmt: skip
+    if slug == "paged-decoding":
+        return dict(seq_lens=[4096, 4096], page_size=16, H_q=16, H_kv=1, splits=sizes["splits"], d=64, dtype="float16")
+    return dict(N=4096, N_kv=4096, d=64, Br=64, Bc=64, causal=bool(sizes.get("causal")), batch_heads=32,
+                dtype="float16")  # fmt: skip
 
 
 @pytest.mark.parametrize("slug", SLUGS)
@@ -69,7 +71,9 @@ def test_the_roofline_follows_the_size_form_and_equals_trace(reading, site_url, 
     page.locator(".kv-roof-presets input[value='N4096-d64']").check()
     wait_drawn(page, sizes, "N4096-d64")
     shown = page.evaluate(SHOWN)
-    want = {row["algorithm"]: row for row in preset_rows(slug, sizes)}
+    p = preset_params(slug, sizes)
+    assert {k: shown["params"][k] for k in p} == p
+    want = closed_form(algorithms(slug), shown["params"])
     for row in shown["rows"]:
         assert (row["bytes"], row["flops"]) == (
             want[row["algorithm"]]["bytes"],

@@ -11,11 +11,13 @@ from pathlib import Path
 
 import yaml
 
+from kernelviz.attention import flops, formulas
 from kernelviz.cli import main
-from kernelviz.roofline import GPUS
+from kernelviz.roofline import GPUS, bound
+from kernelviz.roofline.cli import table
 from tests.pages.kernel_pages import ROOT, trace_args
 
-SLUGS = ("flash-attention-1", "flash-attention-2", "flash-attention-2-backward", "flash-decoding")
+SLUGS = ("flash-attention-1", "flash-attention-2", "flash-attention-2-backward", "flash-decoding", "paged-decoding")
 
 # Run in a page (or on a DOM parsed from the built HTML): the section's points and table, by algorithm and GPU.
 READ = """(root) => {
@@ -92,11 +94,43 @@ def trace(argv):
 def expected(slug, sizes):
     """{algorithm: {gpu: trace's roofline}} of the page's algorithms at the form's `sizes`, each traced with the
     arguments that count what the page's figure draws there (tests.pages.kernel_pages.trace_args), the algorithm
-    swapped in."""
+    swapped in. On the paged decoding page, standard attention decodes each sequence alone, every query head on its
+    own: a trace per sequence (one query row against its L keys, in tiles of a page, --batch-heads H_q), and the
+    bound of their sum."""
     args = trace_args(slug, sizes)
-    return {
-        algo: {gpu: trace([algo, *args[1:], "--gpu", gpu])["roofline"] for gpu in GPUS} for algo in algorithms(slug)
-    }
+    out = {}
+    for algo in algorithms(slug):
+        if slug == "paged-decoding" and algo == "standard":
+            one = ["--N", "1", "--Br", "1", "--Bc", str(sizes["page_size"]), "--batch-heads", str(sizes["H_q"])]
+            runs = [trace(["standard", *one, "--N-kv", str(sizes[L]), "--d", "4", "--json"]) for L in ("L0", "L1")]
+            nbytes = sum(r["total_bytes"] for r in runs)
+            work = {kind: sum(r["flops"][kind] for r in runs) for kind in ("matmul", "exp", "other")}
+            out[algo] = {gpu: bound(nbytes, work, GPUS[gpu]) for gpu in GPUS}
+        else:
+            out[algo] = {gpu: trace([algo, *args[1:], "--gpu", gpu])["roofline"] for gpu in GPUS}
+    return out
+
+
+def closed_form(algorithms, p):
+    """{algorithm: {"bytes", "flops" (by kind), "bounds": {gpu: bound}}} at the params `p` the JS shows
+    (model.params's), from the Python closed forms: the reference for the realistic presets, too large to trace."""
+    itemsize = {"float32": 4, "float16": 2}[p["dtype"]]
+    if not p.get("seq_lens"):
+        rows = table(p["N"], p["d"], p["Br"], p["Bc"], p["N_kv"], p["causal"], itemsize, p["batch_heads"], p["splits"])
+        return {r["algorithm"]: r for r in rows if r["algorithm"] in algorithms}
+    lens, d, page, H_q, H_kv, splits = (p[k] for k in ("seq_lens", "d", "page_size", "H_q", "H_kv", "splits"))
+    out = {}
+    for algo in algorithms:
+        if algo == "paged-decoding":
+            nbytes = formulas.total(formulas.paged_decoding(lens, d, page, H_q, H_kv, splits, itemsize))
+            work = flops.paged_decoding(lens, d, page, H_q, H_kv, splits)
+        else:  # standard: each sequence alone, one query row, H_q heads
+            each = [(formulas.standard(1, d, 1, page, N_kv=L, itemsize=itemsize, batch_heads=H_q),
+                     flops.standard(1, d, 1, page, N_kv=L, batch_heads=H_q)) for L in lens]  # fmt: skip
+            nbytes = sum(formulas.total(b) for b, _ in each)
+            work = {kind: sum(f[kind] for _, f in each) for kind in ("matmul", "exp", "other")}
+        out[algo] = {"bytes": nbytes, "flops": work, "bounds": {g: bound(nbytes, work, GPUS[g]) for g in GPUS}}
+    return out
 
 
 def check(shown, want, rel=1e-12):

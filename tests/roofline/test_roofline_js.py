@@ -131,3 +131,31 @@ def test_a_page_s_sizes_map_to_the_algorithms_as_its_front_matter_says():
     )
     for out in (small, capped, long):
         same(out["rows"], expected(out["params"]))
+
+
+def test_paged_decoding_and_standard_decoding_of_its_batch_equal_python():
+    """Paged decoding's page maps its form (L0, L1, page_size, H_q, splits) to a batch; standard attention beside it
+    decodes each sequence alone, every query head on its own."""
+    from tests.roofline.roofline_pages import closed_form
+
+    page = {"seq_lens": ["L0", "L1"], "H_kv": 1, "d": 4}
+    paged = {**spec(page), "algorithms": ["paged-decoding", "standard"]}
+    grid = itertools.product([1, 5, 16], [9, 33], [1, 4, 16], [1, 2, 8], [1, 3])
+    cases = [(paged, {"L0": a, "L1": b, "page_size": ps, "H_q": h, "splits": s}, None) for a, b, ps, h, s in grid]
+    cases += [(paged, {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2}, preset) for preset in presets()]
+    for out in run_model(cases):
+        want = closed_form(["paged-decoding", "standard"], out["params"])
+        for row in out["rows"]:
+            w = want[row["algorithm"]]
+            assert (row["bytes"], row["flops"]) == (w["bytes"], w["flops"]), (row["algorithm"], out["params"])
+            for key, b in row["bounds"].items():
+                assert b["bound"] == w["bounds"][key]["bound"]
+                assert b["lower_bound_s"] == pytest.approx(w["bounds"][key]["lower_bound_s"], rel=1e-12)
+    long = run_model([cases[-1]])[0]["params"]
+    assert (long["seq_lens"], long["page_size"], long["H_q"], long["H_kv"], long["d"]) == (
+        [32768, 32768],
+        16,
+        16,
+        1,
+        128,
+    )

@@ -20,6 +20,7 @@ FIGURE_SIZES = {  # the kernels' own sizes (their sizes() calls), which the page
     "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
+    "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
 }
 RUNS = [  # a results file as bench/gpu.py writes it
     {"algorithm": "fa2", "dtype": "float32", "N": 4096, "N_kv": 4096, "d": 64, "Br": 64, "Bc": 64,

@@ -8,10 +8,13 @@ The page says which algorithms and how its form's sizes map to theirs, in its fr
 
     roofline: {algorithms: [fa2, standard], d: 4}
     roofline: {algorithms: [flash-decoding, fa2, standard], N: 1, N_kv: N, Br: 1, d: 4}   # N keys in the form
+    roofline: {algorithms: [paged-decoding, standard], seq_lens: [L0, L1], H_kv: 1, d: 4}  # a batch
 
-Each of N, N_kv, d, Br, Bc, causal, splits, batch_heads, dtype is a number (fixed), the name of a size of the form
-(it follows the form), or left out: then the form's size of that name, else its default (N_kv = N, causal off,
-splits 4 but at most the tiles, batch_heads 1, float32). The drawing is web/src/roofline/section.js, run here in
+Each of N, N_kv, d, Br, Bc, causal, splits, batch_heads, dtype (and for a batch seq_lens, page_size, H_q, H_kv) is
+a number (fixed), the name of a size of the form (it follows the form), a list of those (seq_lens), or left out:
+then the form's size of that name, else its default (N_kv = N, causal off, splits 4 but at most the tiles,
+batch_heads 1, float32, H_kv = H_q). With a batch, standard attention is each sequence decoded alone, every query
+head on its own (web/src/roofline/model.js ``counted``). The drawing is web/src/roofline/section.js, run here in
 the builder's V8 (build-time/render-roofline.js) and again in the browser (entries/roofline.js) when the form or
 the preset changes: one drawing code, and one set of formulas, the JavaScript ports of ``attention.formulas`` and
 ``attention.flops`` that tests/roofline/test_roofline_js.py holds equal to them at every size. (Precomputing tables
@@ -25,19 +28,44 @@ from ...roofline import GPUS, measured
 from .. import js
 
 RENDERER = "render-roofline.js"
-PARAMS = ("N", "N_kv", "d", "Br", "Bc", "causal", "splits", "batch_heads", "dtype")
-ALGORITHMS = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward")
+PARAMS = (
+    "N",
+    "N_kv",
+    "d",
+    "Br",
+    "Bc",
+    "causal",
+    "splits",
+    "batch_heads",
+    "dtype",
+    "seq_lens",
+    "page_size",
+    "H_q",
+    "H_kv",
+)
+ALGORITHMS = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
 REALISTIC = [(4096, 64), (4096, 128), (32768, 64), (32768, 128)]  # (N, d), at batch x heads = 32, float16
 BATCH_HEADS, TILE = 32, 64
+PAGE, PAGED_HEADS = 16, 16  # paged decoding's realistic batch: two sequences of N tokens, 16 query heads each
 
 
 def presets():
-    """The realistic sizes: the form's N (and N_kv) and tiles set, d, batch x heads and dtype fixed."""
+    """The realistic sizes: the form's N (and N_kv) and tiles set, d, batch x heads and dtype fixed; on paged
+    decoding's form, both sequences N tokens long, pages of 16 and 16 query heads (2 x 16 = 32 rows)."""
     return [
         {
             "key": f"N{n}-d{d}",
             "label": f"N = {n:,}, d = {d}",
-            "form": {"N": n, "N_kv": n, "Br": TILE, "Bc": TILE},
+            "form": {
+                "N": n,
+                "N_kv": n,
+                "Br": TILE,
+                "Bc": TILE,
+                "L0": n,
+                "L1": n,
+                "page_size": PAGE,
+                "H_q": PAGED_HEADS,
+            },
             "fixed": {"d": d, "batch_heads": BATCH_HEADS, "dtype": "float16"},
         }
         for n, d in REALISTIC
@@ -88,9 +116,11 @@ def spec_of(page):
     for name, value in mapping.items():
         if name not in PARAMS:
             raise ValueError(f"unknown size {name!r}; expected some of {', '.join(PARAMS)}")
-        if isinstance(value, str) and name != "dtype" and value not in sizes:
-            raise ValueError(f"{name}: {value!r} is not a size of the page's form ({', '.join(sizes) or 'none'})")
-    missing = [n for n in ("N", "d") if n not in mapping and n not in sizes]
+        for one in value if isinstance(value, list) else [value]:
+            if isinstance(one, str) and name != "dtype" and one not in sizes:
+                raise ValueError(f"{name}: {one!r} is not a size of the page's form ({', '.join(sizes) or 'none'})")
+    needed = ("d",) if "seq_lens" in mapping else ("N", "d")
+    missing = [n for n in needed if n not in mapping and n not in sizes]
     if missing:
         raise ValueError(f"no {missing[0]}: give it a number, or a size of the page's form")
     gpus = [

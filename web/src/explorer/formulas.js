@@ -171,3 +171,27 @@ export function flash_decoding(N, d, Br, Bc, n_splits, N_kv = null, causal = fal
     O: rw(0, h * N * d * s),
   };
 }
+
+/** formulas.paged_decoding: a batch of `seq_lens` in pages of page_size tokens, H_q query heads on H_kv K/V heads;
+ * each page read once per K/V head with its block table entry; partials round-trip when n_splits > 1. */
+export function paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits = 1, itemsize = 4) {
+  const batch = seq_lens.length;
+  const s = itemsize;
+  const pages = seq_lens.reduce((sum, n) => sum + cdiv(n, page_size), 0);
+  const kv = H_kv * seq_lens.reduce((sum, n) => sum + n, 0) * d * s;
+  const out = {
+    Q: rw(n_splits * batch * H_q * d * s),
+    K: rw(kv),
+    V: rw(kv),
+    block_table: rw(H_kv * pages * 4),
+    seq_lens: rw(n_splits * batch * H_kv * 4),
+  };
+  if (n_splits > 1) {
+    const partialO = batch * H_q * n_splits * d * STAT;
+    const partialStat = batch * H_q * n_splits * STAT;
+    Object.assign(out, { O_partial: rw(partialO, partialO), m_partial: rw(partialStat, partialStat) });
+    out.l_partial = rw(partialStat, partialStat);
+  }
+  out.O = rw(0, batch * H_q * d * s);
+  return out;
+}

@@ -95,3 +95,23 @@ export function standard_backward(N, d, Br, Bc, N_kv = null, causal = false, bat
   const other = 4 * nn + 2 * Tr * N_kv * d + Tc * N * d + N * d + N_kv * d;
   return scale(count(8 * nn * d, 0, other), batch_heads);
 }
+
+/** flops.paged_decoding */
+export function paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits = 1) {
+  const g = Math.floor(H_q / H_kv);
+  const flops = count();
+  for (const n of seq_lens) {
+    const pairs = [];
+    for (let p = 0; p < cdiv(n, page_size); p++) pairs.push([g, Math.min(page_size, n - p * page_size)]);
+    const pages = tiles(d, pairs);
+    for (const kind of Object.keys(pages)) flops[kind] += H_kv * pages[kind];
+    if (n_splits === 1) {
+      flops.other += H_q * d + H_q;
+      flops.exp += H_q;
+    } else {
+      flops.other += 4 * n_splits * H_q + 2 * n_splits * H_q * d + H_q * d;
+      flops.exp += n_splits * H_q;
+    }
+  }
+  return flops;
+}

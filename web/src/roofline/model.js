@@ -10,26 +10,30 @@
 import * as bytes from '../explorer/formulas.js';
 import * as flops from './flops.js';
 
-const DEFAULTS = { N: 64, N_kv: null, d: 64, Br: 64, Bc: 64, causal: false, splits: 4, batch_heads: 1, dtype: 'float32' };
+const DEFAULTS = { N: 64, N_kv: null, d: 64, Br: 64, Bc: 64, causal: false, splits: 4, batch_heads: 1, dtype: 'float32',
+  seq_lens: null, page_size: 16, H_q: 1, H_kv: null }; // prettier-ignore
 const ITEMSIZE = { float32: 4, float16: 2 };
 
 /** The algorithm parameters at the form's `sizes` under `preset` (null: the figure's own): each of the page's params
- * names a form size (taken from `sizes`, a preset's `form` overriding it) or is fixed; a preset's `fixed` wins. */
+ * names a form size (taken from `sizes`, a preset's `form` overriding it) or is fixed, or is a list of those (paged
+ * decoding's seq_lens: [L0, L1]); a preset's `fixed` wins. */
 export function params(spec, sizes, preset = null) {
   const form = { ...sizes };
   for (const [name, value] of Object.entries(preset?.form || {})) if (name in form) form[name] = value;
+  const value = (given) => (typeof given === 'string' && given in form ? form[given] : given); // a form size's name
   const out = {};
   for (const name of Object.keys(DEFAULTS)) {
     const given = spec.page?.[name];
-    if (typeof given === 'string' && given in form) out[name] = form[given]; // a form size's name
-    else if (given !== undefined) out[name] = given;
+    if (Array.isArray(given)) out[name] = given.map(value);
+    else if (given !== undefined) out[name] = value(given);
     else if (name in form) out[name] = form[name];
     else out[name] = DEFAULTS[name];
   }
   Object.assign(out, preset?.fixed || {});
   out.N_kv ??= out.N;
+  out.H_kv ??= out.H_q;
   out.causal = Boolean(out.causal);
-  out.splits = Math.min(out.splits, bytes.cdiv(out.N_kv, out.Bc)); // as `kernelviz roofline`: at most the tiles
+  if (!out.seq_lens) out.splits = Math.min(out.splits, bytes.cdiv(out.N_kv, out.Bc)); // as `kernelviz roofline`
   return out;
 }
 
@@ -63,13 +67,26 @@ const FUNCTION = {
   'flash-decoding': 'flash_decoding',
   'fa2-backward': 'fa2_backward',
   'standard-backward': 'standard_backward',
+  'paged-decoding': 'paged_decoding',
 };
 
-/** One algorithm at `p` (from `params`): {algorithm, bytes, flops: {matmul, exp, other}}. */
+/** One algorithm at `p` (from `params`): {algorithm, bytes, flops: {matmul, exp, other}}. With a batch (p.seq_lens):
+ * paged decoding, and standard attention decoding each sequence alone, every query head on its own (one query row
+ * against its L keys, in tiles of a page, batch_heads = H_q), summed over the batch. */
 export function counted(algorithm, p) {
   const fn = FUNCTION[algorithm];
   if (!fn) throw new Error(`roofline: no closed form for ${algorithm}`);
   const itemsize = ITEMSIZE[p.dtype];
+  if (algorithm === 'paged-decoding') {
+    const b = bytes.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits, itemsize);
+    return { algorithm, bytes: bytes.total(b), flops: flops.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits) };
+  }
+  if (p.seq_lens) {
+    const each = p.seq_lens.map((L) => counted(algorithm, { ...p, seq_lens: null, N: 1, N_kv: L, Br: 1, Bc: p.page_size, batch_heads: p.H_q }));
+    const work = flops.count();
+    for (const one of each) for (const kind of Object.keys(work)) work[kind] += one.flops[kind];
+    return { algorithm, bytes: each.reduce((sum, one) => sum + one.bytes, 0), flops: work };
+  }
   const split = algorithm === 'flash-decoding' ? [p.splits] : [];
   const b = bytes[fn](p.N, p.d, p.Br, p.Bc, ...split, p.N_kv, p.causal, itemsize, p.batch_heads);
   const f = flops[fn](p.N, p.d, p.Br, p.Bc, ...split, p.N_kv, p.causal, p.batch_heads);

@@ -12,17 +12,23 @@ export const WIDTH = 640; // px: the plot's width at build time (the browser dra
 
 const whole = format(',');
 const si = format('.3~s');
-/** A count for people: exact with separators below 100,000, else 3 significant digits with an SI prefix. */
-export const amount = (n, unit) => (n < 1e5 ? `${whole(n)} ${unit}` : `${si(n)}${unit}`);
-/** Seconds with an SI prefix: 12.3 µs. */
-export const time = (s) => {
-  const t = si(s);
-  return /[0-9]$/.test(t) ? `${t} s` : `${t.slice(0, -1)} ${t.slice(-1)}s`;
+/** `n` with 3 significant digits and an SI prefix before `unit`: 275 GB, 17.9 T, 12.3 µs. */
+const prefixed = (n, unit) => {
+  const t = si(n);
+  return (/[0-9]$/.test(t) ? `${t} ${unit}` : `${t.slice(0, -1)} ${t.slice(-1)}${unit}`).trim();
 };
+/** A count for people: exact with separators below 100,000, else 3 significant digits with an SI prefix. */
+export const amount = (n, unit) => (n < 1e5 ? `${whole(n)} ${unit}`.trim() : prefixed(n, unit));
+/** Seconds with an SI prefix: 12.3 µs. */
+export const time = (s) => prefixed(s, 's');
 export const intensity = format('.3~g');
 
 /** The parameters in words: N = 4096, N_kv = 4096, d = 64, Br = Bc = 64, batch × heads = 32, float16. */
 export function words(p, algorithms) {
+  if (p.seq_lens) {
+    const batch = [`sequences of ${p.seq_lens.join(' and ')} tokens`, `pages of ${p.page_size}`, `H_q = ${p.H_q}`];
+    return [...batch, `H_kv = ${p.H_kv}`, `splits = ${p.splits}`, `d = ${p.d}`, p.dtype].join(', ');
+  }
   const parts = [`N = ${p.N}`, `N_kv = ${p.N_kv}`, `d = ${p.d}`, `Br = ${p.Br}`, `Bc = ${p.Bc}`];
   if (algorithms.includes('flash-decoding')) parts.push(`splits = ${p.splits}`);
   if (p.causal) parts.push('causal');
@@ -47,7 +53,7 @@ function measuredNote(spec, points) {
     return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, `Nothing has been measured of these kernels yet: the results of `, bench, ` on ${escape(m.machine)} have no run of them, so the plot shows the bounds only.`);
   }
   const runs = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
-  return el('div', { class: 'kv-roof-measured-note', 'data-measured': String(points.length) }, el('p', {}, `Crosses: ${points.length} kernel runs measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`), runs);
+  return el('div', { class: 'kv-roof-measured-note', 'data-measured': String(points.length) }, el('p', {}, `Crosses: ${points.length} kernel run${points.length === 1 ? '' : 's'} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`), runs);
 }
 
 function table(spec, rowsAt) {
