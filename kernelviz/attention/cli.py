@@ -83,7 +83,7 @@ def main(args):
     if args.algo == "paged-decoding":
         from .paged_trace import main as paged
 
-        return paged(args)
+        return paged(args, _roofline(args.gpu))
     n_kv = args.N_kv or args.N
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
@@ -141,6 +141,15 @@ def main(args):
             return 2
     print(json.dumps(report) if args.json else _table(report))
     return 0
+
+
+def _roofline(key):
+    """(total_bytes, flops_by_kind) -> the bound on GPU `key` (None: no --gpu)."""
+    if key is None:
+        return None
+    from kernelviz.roofline import bound, gpu
+
+    return lambda total_bytes, flops: bound(total_bytes, flops, gpu(key))
 
 
 def _gpu_problem(key):

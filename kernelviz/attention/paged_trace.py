@@ -13,7 +13,9 @@ from . import footprint, formulas
 from .words import on_gpu, ratio, size
 
 
-def main(args):
+def main(args, roofline=None):
+    """Run `args` (cli.py's); `roofline(total_bytes, flops_by_kind)`, given with --gpu, places the run on that GPU's
+    roofline (``kernelviz.roofline.bound``, which the command line binds: this layer does not import it)."""
     import numpy as np
 
     from . import paged_decoding, random_batch
@@ -35,10 +37,8 @@ def main(args):
     params = dict(seq_lens=lens, d=d, seed=args.seed, pages=inputs[1].shape[0], **result.params)
     report = dict(algorithm="paged-decoding", params=params, **ledger.summary())
     report.update(mha_bytes=mha, vs_mha=ledger.total_bytes / mha)
-    if args.gpu is not None:  # where the run sits on that GPU's roofline, as for the other algorithms
-        from kernelviz.roofline import bound, gpu
-
-        report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, gpu(args.gpu))
+    if roofline is not None:  # where the run sits on a GPU's roofline (--gpu), as for the other algorithms
+        report["roofline"] = roofline(ledger.total_bytes, ledger.flops.by_kind)
     if args.save:
         q, k_pages, v_pages, table, seq_lens = inputs
         arrays = dict(q=q, k_pages=k_pages, v_pages=v_pages, block_table=table, seq_lens=seq_lens, o=result.o)
