@@ -79,10 +79,12 @@ export function counted(algorithm, p) {
   const itemsize = ITEMSIZE[p.dtype];
   if (algorithm === 'paged-decoding') {
     const b = bytes.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits, itemsize);
-    return { algorithm, bytes: bytes.total(b), flops: flops.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits) };
+    const f = flops.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits);
+    return { algorithm, bytes: bytes.total(b), flops: f };
   }
   if (p.seq_lens) {
-    const each = p.seq_lens.map((L) => counted(algorithm, { ...p, seq_lens: null, N: 1, N_kv: L, Br: 1, Bc: p.page_size, batch_heads: p.H_q }));
+    const alone = { ...p, seq_lens: null, N: 1, Br: 1, Bc: p.page_size, batch_heads: p.H_q };
+    const each = p.seq_lens.map((L) => counted(algorithm, { ...alone, N_kv: L }));
     const work = flops.count();
     for (const one of each) for (const kind of Object.keys(work)) work[kind] += one.flops[kind];
     return { algorithm, bytes: each.reduce((sum, one) => sum + one.bytes, 0), flops: work };
@@ -113,6 +115,7 @@ export function measuredPoint(run, machine) {
   const all = flops.total(work);
   const split = run.algorithm === 'flash-decoding' ? `, ${run.splits} splits` : '';
   const ms = (run.seconds * 1e3).toPrecision(3);
-  const label = `${run.algorithm} measured on ${machine}: ${ms} ms at N = ${p.N}, N_kv = ${p.N_kv}, d = ${p.d}, batch × heads = ${p.batch_heads}, ${run.dtype}${split}`;
+  const sizes = `N = ${p.N}, N_kv = ${p.N_kv}, d = ${p.d}, batch × heads = ${p.batch_heads}, ${run.dtype}${split}`;
+  const label = `${run.algorithm} measured on ${machine}: ${ms} ms at ${sizes}`;
   return { algorithm: run.algorithm, label, intensity: all / moved, flops_per_s: all / run.seconds };
 }

@@ -29,8 +29,9 @@ const decade = (v, up) => 10 ** (up ? Math.ceil(Math.log10(v)) : Math.floor(Math
 
 /** The x and y log scales for `rows` and `gpus` (and `measured` points) in a box of `width` x `height` px. */
 export function scales(rows, gpus, measured, width, height) {
-  const xs = [...rows.flatMap((r) => Object.values(r.bounds).map((b) => b.intensity)), ...gpus.map((g) => g.tensor_flops_per_s / g.hbm_bytes_per_s)];
-  const ys = rows.flatMap((r) => Object.values(r.bounds).map((b) => b.attained_flops_per_s));
+  const bounds = rows.flatMap((r) => Object.values(r.bounds));
+  const xs = [...bounds.map((b) => b.intensity), ...gpus.map((g) => g.tensor_flops_per_s / g.hbm_bytes_per_s)];
+  const ys = bounds.map((b) => b.attained_flops_per_s);
   for (const m of measured) xs.push(m.intensity), ys.push(m.flops_per_s);
   const x = scaleLog()
     .domain([decade(Math.min(...xs) / 2, false), decade(Math.max(...xs) * 2, true)])
@@ -64,57 +65,84 @@ function axis(scale, horizontal, width, height, label) {
     const line = horizontal ? { x1: at, x2: at, y1: a, y2: b } : { x1: a, x2: b, y1: at, y2: at };
     const grid = el('line', { class: words ? 'kv-roof-grid kv-roof-major' : 'kv-roof-grid', ...line });
     if (!words) return grid;
-    const where = horizontal ? { x: at, y: a + 16, 'text-anchor': 'middle' } : { x: a - 6, y: at + 4, 'text-anchor': 'end' };
+    const where = horizontal
+      ? { x: at, y: a + 16, 'text-anchor': 'middle' }
+      : { x: a - 6, y: at + 4, 'text-anchor': 'end' };
     return grid + el('text', { class: 'kv-roof-tick', ...where }, words);
   });
-  const title = horizontal
-    ? el('text', { class: 'kv-roof-axis', x: (MARGIN.left + width - MARGIN.right) / 2, y: height - 6, 'text-anchor': 'middle' }, label)
-    : el('text', { class: 'kv-roof-axis', transform: `translate(14 ${(MARGIN.top + height - MARGIN.bottom) / 2}) rotate(-90)`, 'text-anchor': 'middle' }, label);
+  const middle = horizontal ? (MARGIN.left + width - MARGIN.right) / 2 : (MARGIN.top + height - MARGIN.bottom) / 2;
+  const place = horizontal ? { x: middle, y: height - 6 } : { transform: `translate(14 ${middle}) rotate(-90)` };
+  const title = el('text', { class: 'kv-roof-axis', ...place, 'text-anchor': 'middle' }, label);
   return el('g', { class: horizontal ? 'kv-roof-x' : 'kv-roof-y' }, parts, title);
 }
 
-const flopsPerS = format('.3~s');
+const si = format('.3~s');
+/** `n` with 3 significant digits and an SI prefix before `unit`: 989.5 TFLOP/s. */
+const rate = (n, unit) => {
+  const t = si(n);
+  return /[0-9]$/.test(t) ? `${t} ${unit}` : `${t.slice(0, -1)} ${t.slice(-1)}${unit}`;
+};
+const perByte = format('.3~g');
 
-/** The plot of `rows` (model.rows) on `gpus`, with `measured` points, `width` px wide: SVG markup. */
-export function plot(rows, gpus, measured, width) {
-  const height = Math.round(Math.max(260, Math.min(420, width * 0.62)));
-  const { x, y } = scales(rows, gpus, measured, width, height);
-  const roofs = gpus.map((g, i) =>
-    el(
+/** A GPU's roofs: the tensor-core roof and the fp32 one, each over its memory slope. */
+function roofs(x, y, gpus) {
+  return gpus.map((g, i) => {
+    const peaks = `${rate(g.tensor_flops_per_s, 'FLOP/s')} tensor cores, ${rate(g.fp32_flops_per_s, 'FLOP/s')} fp32`;
+    return el(
       'g',
       { class: `kv-roof kv-roof-gpu-${i}`, 'data-gpu': g.key },
-      el('title', {}, `${g.name}: ${flopsPerS(g.tensor_flops_per_s)}FLOP/s tensor cores, ${flopsPerS(g.fp32_flops_per_s)}FLOP/s fp32, ${flopsPerS(g.hbm_bytes_per_s)}B/s HBM`),
+      el('title', {}, `${g.name}: ${peaks}, ${rate(g.hbm_bytes_per_s, 'B/s')} HBM`),
       el('path', { class: 'kv-roof-tensor', d: roof(x, y, g.tensor_flops_per_s, g.hbm_bytes_per_s) }),
       el('path', { class: 'kv-roof-fp32', d: roof(x, y, g.fp32_flops_per_s, g.hbm_bytes_per_s) }),
-    ),
-  );
-  const points = rows.flatMap((row, a) =>
+    );
+  });
+}
+
+/** Each algorithm on each GPU: a marker at its intensity and the FLOP/s it attains at its least time. */
+function points(x, y, rows, gpus) {
+  return rows.flatMap((row, a) =>
     gpus.map((g, i) => {
       const b = row.bounds[g.key];
+      const contrast = row.algorithm.startsWith('standard') ? ' kv-roof-contrast' : '';
       const attrs = {
-        class: `kv-roof-point kv-roof-gpu-${i}${row.algorithm.startsWith('standard') ? ' kv-roof-contrast' : ''}`,
+        class: `kv-roof-point kv-roof-gpu-${i}${contrast}`,
         'data-algorithm': row.algorithm,
         'data-gpu': g.key,
         'data-intensity': b.intensity,
         'data-flops-per-s': b.attained_flops_per_s,
       };
-      return el('g', attrs, el('title', {}, `${row.algorithm} on ${g.name}: ${format('.3~g')(b.intensity)} FLOP/B, at most ${flopsPerS(b.attained_flops_per_s)}FLOP/s (${b.bound} bound)`),
-        marker(SHAPES[a], round(x(b.intensity)), round(y(b.attained_flops_per_s)), {}));
+      const at = `${perByte(b.intensity)} FLOP/B, at most ${rate(b.attained_flops_per_s, 'FLOP/s')}`;
+      const title = el('title', {}, `${row.algorithm} on ${g.name}: ${at} (${b.bound} bound)`);
+      return el('g', attrs, title, marker(SHAPES[a], round(x(b.intensity)), round(y(b.attained_flops_per_s)), {}));
     }),
   );
-  const crosses = measured.map((m) => {
-    const cx = round(x(m.intensity));
-    const cy = round(y(m.flops_per_s));
-    const attrs = { class: 'kv-roof-measured', 'data-algorithm': m.algorithm, 'data-intensity': m.intensity, 'data-flops-per-s': m.flops_per_s };
-    return el('g', attrs, el('title', {}, m.label), el('path', { d: `M${cx - R},${cy - R}L${cx + R},${cy + R}M${cx - R},${cy + R}L${cx + R},${cy - R}` }));
+}
+
+/** Measured runs: a cross each, at its intensity and the FLOP/s it reached. */
+function crosses(x, y, measured) {
+  return measured.map((m) => {
+    const [cx, cy] = [round(x(m.intensity)), round(y(m.flops_per_s))];
+    const d = `M${cx - R},${cy - R}L${cx + R},${cy + R}M${cx - R},${cy + R}L${cx + R},${cy - R}`;
+    const attrs = { 'data-algorithm': m.algorithm, 'data-intensity': m.intensity, 'data-flops-per-s': m.flops_per_s };
+    return el('g', { class: 'kv-roof-measured', ...attrs }, el('title', {}, m.label), el('path', { d }));
   });
+}
+
+const LABEL =
+  "Roofline: arithmetic intensity against attainable FLOP/s, log-log, with each GPU's roofs and the algorithms at " +
+  'the sizes chosen';
+
+/** The plot of `rows` (model.rows) on `gpus`, with `measured` points, `width` px wide: SVG markup. */
+export function plot(rows, gpus, measured, width) {
+  const height = Math.round(Math.max(260, Math.min(420, width * 0.62)));
+  const { x, y } = scales(rows, gpus, measured, width, height);
   return el(
     'svg',
-    { class: 'kv-roof-plot', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': 'Roofline: arithmetic intensity against attainable FLOP/s, log-log, with each GPU\'s roofs and the algorithms at the sizes chosen' },
+    { class: 'kv-roof-plot', viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': LABEL },
     axis(x, true, width, height, 'arithmetic intensity (FLOP/B)'),
     axis(y, false, width, height, 'attainable FLOP/s'),
-    roofs,
-    points,
-    crosses,
+    roofs(x, y, gpus),
+    points(x, y, rows, gpus),
+    crosses(x, y, measured),
   );
 }

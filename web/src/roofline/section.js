@@ -36,28 +36,45 @@ export function words(p, algorithms) {
   return parts.join(', ');
 }
 
+const SHAPE_TEXT = { circle: '●', square: '■', triangle: '▲', diamond: '◆' };
+const hidden = (cls, text) => el('span', { 'aria-hidden': 'true', class: cls }, text);
+
 function legend(spec) {
-  const gpus = spec.gpus.map((g, i) => el('li', { class: `kv-roof-gpu-${i}` }, el('svg', { width: 22, height: 10, 'aria-hidden': 'true' }, el('line', { x1: 0, x2: 22, y1: 5, y2: 5 })), escape(g.name)));
-  const shapes = { circle: '●', square: '■', triangle: '▲', diamond: '◆' };
-  const algos = spec.algorithms.map((a, i) => el('li', { class: a.startsWith('standard') ? 'kv-roof-contrast' : null }, el('span', { 'aria-hidden': 'true', class: 'kv-roof-shape' }, shapes[SHAPES[i]]), escape(a)));
-  return el('ul', { class: 'kv-roof-legend' }, gpus, algos, el('li', {}, el('span', { 'aria-hidden': 'true', class: 'kv-roof-fp32-key' }, '- -'), 'fp32 roof'));
+  const line = el('line', { x1: 0, x2: 22, y1: 5, y2: 5 });
+  const swatch = el('svg', { width: 22, height: 10, 'aria-hidden': 'true' }, line);
+  const gpus = spec.gpus.map((g, i) => el('li', { class: `kv-roof-gpu-${i}` }, swatch, escape(g.name)));
+  const algos = spec.algorithms.map((a, i) => {
+    const contrast = a.startsWith('standard') ? 'kv-roof-contrast' : null;
+    return el('li', { class: contrast }, hidden('kv-roof-shape', SHAPE_TEXT[SHAPES[i]]), escape(a));
+  });
+  const fp32 = el('li', {}, hidden('kv-roof-fp32-key', '- -'), 'fp32 roof');
+  return el('ul', { class: 'kv-roof-legend' }, gpus, algos, fp32);
 }
 
 function measuredNote(spec, points) {
   const m = spec.measured;
   const bench = el('code', {}, 'bench/gpu.py');
+  const note = (n, ...children) =>
+    el(n ? 'div' : 'p', { class: 'kv-roof-measured-note', 'data-measured': n }, ...children);
+  const boundsOnly = ', so the plot shows the bounds only.';
   if (!m) {
-    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, 'Nothing has been measured yet: no results of ', bench, ' from a GPU were present when this site was built, so the plot shows the bounds only.');
+    const when = ' from a GPU were present when this site was built';
+    return note(0, 'Nothing has been measured yet: no results of ', bench, when + boundsOnly);
   }
   if (!points.length) {
-    return el('p', { class: 'kv-roof-measured-note', 'data-measured': '0' }, `Nothing has been measured of these kernels yet: the results of `, bench, ` on ${escape(m.machine)} have no run of them, so the plot shows the bounds only.`);
+    const where = ` on ${escape(m.machine)} have no run of them`;
+    return note(0, 'Nothing has been measured of these kernels yet: the results of ', bench, where + boundsOnly);
   }
-  const runs = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
-  return el('div', { class: 'kv-roof-measured-note', 'data-measured': String(points.length) }, el('p', {}, `Crosses: ${points.length} kernel run${points.length === 1 ? '' : 's'} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`), runs);
+  const runs = points.length === 1 ? '1 kernel run' : `${points.length} kernel runs`;
+  const said = el('p', {}, `Crosses: ${runs} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`);
+  const list = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
+  return note(points.length, said, list);
 }
 
 function table(spec, rowsAt) {
-  const head = el('tr', {}, el('th', { scope: 'col' }, 'algorithm'), el('th', { scope: 'col' }, 'bytes'), el('th', { scope: 'col' }, 'FLOPs'), el('th', { scope: 'col' }, 'FLOP/B'), spec.gpus.map((g) => el('th', { scope: 'col' }, escape(g.name))));
+  const th = (text) => el('th', { scope: 'col' }, text);
+  const gpus = spec.gpus.map((g) => th(escape(g.name)));
+  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus);
   const body = rowsAt.map((row) => {
     const first = row.bounds[spec.gpus[0].key];
     const total = row.flops.matmul + row.flops.exp + row.flops.other;
@@ -70,25 +87,36 @@ function table(spec, rowsAt) {
       el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, intensity(first.intensity)),
       spec.gpus.map((g) => {
         const b = row.bounds[g.key];
-        return el('td', { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s }, `${b.bound}, ${time(b.lower_bound_s)}`);
+        const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
+        return el('td', attrs, `${b.bound}, ${time(b.lower_bound_s)}`);
       }),
     );
   });
-  const caption = el('p', { class: 'kv-roof-caption' }, 'HBM bytes moved, FLOPs done, FLOPs per byte, and on each GPU the unit that bounds the kernel and the least time it could take.');
-  return caption + el('div', { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' }, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+  const caption = el(
+    'p',
+    { class: 'kv-roof-caption' },
+    'HBM bytes moved, FLOPs done, FLOPs per byte, and on each GPU the unit that bounds the kernel and the least time ' +
+      'it could take.',
+  );
+  const scroller = { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' };
+  return caption + el('div', scroller, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
 }
 
 /** The preset chooser: the figure's sizes (the form's) or a realistic size. */
 function presets(spec, chosen) {
-  const choice = (key, label) =>
-    el('label', {}, el('input', { type: 'radio', name: 'kv-roof-preset', value: key, checked: key === chosen }), escape(label));
-  return el('fieldset', { class: 'kv-roof-presets' }, el('legend', {}, 'Sizes'), choice('figure', "the figure's (the form's)"), spec.presets.map((p) => choice(p.key, p.label)));
+  const choice = (key, label) => {
+    const input = el('input', { type: 'radio', name: 'kv-roof-preset', value: key, checked: key === chosen });
+    return el('label', {}, input, escape(label));
+  };
+  const all = [choice('figure', "the figure's (the form's)"), spec.presets.map((p) => choice(p.key, p.label))];
+  return el('fieldset', { class: 'kv-roof-presets' }, el('legend', {}, 'Sizes'), all);
 }
 
 /** The whole section's content at `state`: the spec (for the browser), the preset chooser and the body. */
 export function section(spec, state) {
   const json = JSON.stringify(spec).replace(/</g, '\\u003c');
-  return el('script', { type: 'application/json', class: 'kv-roof-spec' }, json) + presets(spec, state.preset || 'figure') + body(spec, state);
+  const script = el('script', { type: 'application/json', class: 'kv-roof-spec' }, json);
+  return script + presets(spec, state.preset || 'figure') + body(spec, state);
 }
 
 /** The section's body at `state` (see the top of this file). */
