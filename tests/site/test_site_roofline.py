@@ -3,7 +3,9 @@ every GPU, the page's algorithms as points, and a table whose numbers equal `ker
 at the figure's sizes; measured runs drawn beside the bounds when bench/gpu.py's results file is there, and a
 sentence saying nothing was measured when it is not."""
 
+import html
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,6 +56,20 @@ def test_the_built_section_equals_trace_at_the_figure_s_sizes(site, slug):
     shown = read_html((site / f"{slug}.html").read_text(encoding="utf-8"))
     assert shown is not None, f"{slug}.html has no roofline section"
     check(shown, expected(slug, FIGURE_SIZES[slug]))
+
+
+def test_the_sizes_to_choose_are_the_figure_s_and_the_realistic_ones(site):
+    text = (site / "flash-attention-2.html").read_text(encoding="utf-8")
+    labels = re.findall(r'<label><input type="radio" name="kv-roof-preset" value="([\w-]+)"[^>]*>([^<]*)</label>', text)
+    assert [html.unescape(label) for _, label in labels] == [
+        "the figure's (the form's)",
+        "N = 4,096, d = 64",
+        "N = 4,096, d = 128",
+        "N = 32,768, d = 64",
+        "N = 32,768, d = 128",
+    ]
+    assert re.search(r'<fieldset class="kv-roof-presets"><legend>Sizes</legend><label>', text)  # nothing stray
+    assert 'value="figure" checked' in text
 
 
 @pytest.mark.parametrize("slug", SLUGS)

@@ -6,11 +6,15 @@ const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&
 /** `text` safe inside an element or a quoted attribute. */
 export const escape = (text) => String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 
-/** <tag attrs>children</tag>; attributes whose value is null or false are left out, true is written bare. */
+const VOID = new Set(['input', 'br', 'img', 'hr', 'wbr']); // HTML elements without an end tag
+
+/** <tag attrs>children</tag>, children strings or arrays of them at any depth (an HTML void element: <tag attrs>);
+ * attributes whose value is null or false are left out, true is written bare. */
 export function el(tag, attrs = {}, ...children) {
   const written = Object.entries(attrs)
     .filter(([, v]) => v !== null && v !== undefined && v !== false)
     .map(([k, v]) => (v === true ? ` ${k}` : ` ${k}="${escape(v)}"`))
     .join('');
-  return `<${tag}${written}>${children.flat().join('')}</${tag}>`;
+  if (VOID.has(tag)) return `<${tag}${written}>`;
+  return `<${tag}${written}>${children.flat(Infinity).join('')}</${tag}>`;
 }

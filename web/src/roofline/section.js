@@ -8,7 +8,7 @@ import { el, escape } from './markup.js';
 import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
 
-export const WIDTH = 640; // px: the plot's width at build time (the browser draws it again at its own width)
+export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser draws it again at its width)
 
 const whole = format(',');
 const si = format('.3~s');
