@@ -9,7 +9,7 @@ import { format } from 'd3-format';
 import { el } from './markup.js';
 
 export const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'circle', 'square'];
-const MARGIN = { top: 12, right: 26, bottom: 44, left: 50 };
+const MARGIN = { top: 12, right: 26, bottom: 44, left: 60 };
 const R = 5; // marker radius, px
 
 /** A marker of `shape` centred at (x, y), as SVG markup with `attrs`. */
@@ -54,10 +54,15 @@ function roof(x, y, peak, bandwidth) {
   return `M${corners.map(at).join('L')}`;
 }
 
-/** Axis ticks and grid lines of a log scale: labelled by d3's tickFormat (the decades), the rest grid only. */
+/** Axis ticks and grid lines of a log scale: the ticks d3 labels (tickFormat's count: the decades, and 2 and 3 times
+ * them where a decade is wide enough for their labels) and grid lines at all of them. */
 function axis(scale, horizontal, width, height, label) {
   const ticks = scale.ticks();
-  const text = scale.tickFormat(ticks.length > 12 ? 6 : 12, horizontal ? ',~g' : '~s');
+  const [d0, d1] = scale.domain();
+  const [r0, r1] = scale.range();
+  const perDecade = Math.abs(r1 - r0) / Math.log10(d1 / d0);
+  const k = perDecade >= 200 ? 3 : perDecade >= 120 ? 2 : 1; // labelled multiples of each decade: 1, 2, 3
+  const text = scale.tickFormat((k * ticks.length) / 10, horizontal ? ',~g' : '~s');
   const [a, b] = horizontal ? [height - MARGIN.bottom, MARGIN.top] : [MARGIN.left, width - MARGIN.right];
   const parts = ticks.map((t) => {
     const at = round(scale(t));
@@ -71,7 +76,7 @@ function axis(scale, horizontal, width, height, label) {
     return grid + el('text', { class: 'kv-roof-tick', ...where }, words);
   });
   const middle = horizontal ? (MARGIN.left + width - MARGIN.right) / 2 : (MARGIN.top + height - MARGIN.bottom) / 2;
-  const place = horizontal ? { x: middle, y: height - 6 } : { transform: `translate(14 ${middle}) rotate(-90)` };
+  const place = horizontal ? { x: middle, y: height - 6 } : { transform: `translate(13 ${middle}) rotate(-90)` };
   const title = el('text', { class: 'kv-roof-axis', ...place, 'text-anchor': 'middle' }, label);
   return el('g', { class: horizontal ? 'kv-roof-x' : 'kv-roof-y' }, parts, title);
 }
