@@ -5,8 +5,8 @@
 // GPU's) at its intensity and the FLOP/s a kernel attains at its lower bound on time; measured kernels, when a
 // results file of bench/gpu.py is present, are crosses at their intensity and the FLOP/s they measured.
 import { scaleLog } from 'd3-scale';
-import { format } from 'd3-format';
 import { el } from './markup.js';
+import { perByte, prefixed as rate } from './words.js';
 
 export const SHAPES = ['circle', 'square', 'triangle', 'diamond', 'circle', 'square'];
 const MARGIN = { top: 12, right: 26, bottom: 44, left: 60 };
@@ -80,14 +80,6 @@ function axis(scale, horizontal, width, height, label) {
   const title = el('text', { class: 'kv-roof-axis', ...place, 'text-anchor': 'middle' }, label);
   return el('g', { class: horizontal ? 'kv-roof-x' : 'kv-roof-y' }, parts, title);
 }
-
-const si = format('.3~s');
-/** `n` with 3 significant digits and an SI prefix before `unit`: 989.5 TFLOP/s. */
-const rate = (n, unit) => {
-  const t = si(n);
-  return /[0-9]$/.test(t) ? `${t} ${unit}` : `${t.slice(0, -1)} ${t.slice(-1)}${unit}`;
-};
-const perByte = format('.3~g');
 
 /** A GPU's roofs: the tensor-core roof and the fp32 one, each over its memory slope. */
 function roofs(x, y, gpus) {

@@ -3,25 +3,12 @@
 // is the whole of it at `state` = {sizes: the form's, preset: a preset's key or 'figure', width: px}: the site
 // builder writes it into the page (build-time/render-roofline.js) and the browser writes it again when the sizes
 // or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute.
-import { format } from 'd3-format';
 import { el, escape } from './markup.js';
 import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
+import { amount, perByte, time } from './words.js';
 
-export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser draws it again at its width)
-
-const whole = format(',');
-const si = format('.3~s');
-/** `n` with 3 significant digits and an SI prefix before `unit`: 275 GB, 17.9 T, 12.3 µs. */
-const prefixed = (n, unit) => {
-  const t = si(n);
-  return (/[0-9]$/.test(t) ? `${t} ${unit}` : `${t.slice(0, -1)} ${t.slice(-1)}${unit}`).trim();
-};
-/** A count for people: exact with separators below 100,000, else 3 significant digits with an SI prefix. */
-export const amount = (n, unit) => (n < 1e5 ? `${whole(n)} ${unit}`.trim() : prefixed(n, unit));
-/** Seconds with an SI prefix: 12.3 µs. */
-export const time = (s) => prefixed(s, 's');
-export const intensity = format('.3~g');
+export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser redraws it)
 
 /** The parameters in words: N = 4096, N_kv = 4096, d = 64, Br = Bc = 64, batch × heads = 32, float16. */
 export function words(p, algorithms) {
@@ -84,7 +71,7 @@ function table(spec, rowsAt) {
       el('th', { scope: 'row' }, escape(row.algorithm)),
       el('td', { 'data-key': 'bytes', 'data-value': row.bytes }, amount(row.bytes, 'B')),
       el('td', { 'data-key': 'flops', 'data-value': total }, amount(total, '')),
-      el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, intensity(first.intensity)),
+      el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, perByte(first.intensity)),
       spec.gpus.map((g) => {
         const b = row.bounds[g.key];
         const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
