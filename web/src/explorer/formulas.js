@@ -1,8 +1,10 @@
-// Closed-form HBM byte counts: a line-for-line port of kernelviz/attention/formulas.py, for the explorer.
+// Closed-form HBM byte counts: a line-for-line port of kernelviz/attention/formulas.py, for the explorer and the
+// kernel pages' roofline (web/src/roofline/).
 //
 // Same names, same argument order (Python's keyword defaults become trailing positional defaults; None is null),
 // same results: tests/explorer/test_explorer_formulas.py runs this file under node and compares every function
-// with its Python twin on many settings, so the two definitions cannot drift. Change formulas.py first.
+// with its Python twin on many settings, so the two definitions cannot drift (the algorithms only the roofline uses,
+// fa1 to paged_decoding, in tests/roofline/test_roofline_js.py). Change formulas.py first.
 //
 // Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query rows and Bc keys, itemsize
 // bytes per stored element (4 float32, 2 float16 or bfloat16); statistics are float32 always. Every count is an
