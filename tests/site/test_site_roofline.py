@@ -108,9 +108,20 @@ def test_without_a_results_file_the_section_says_nothing_was_measured(tmp_path, 
     assert shown["measured"] == [] and shown["note"].startswith("Nothing has been measured yet")
 
 
-def test_a_page_whose_roofline_names_an_unknown_algorithm_is_warned_about(build_site):
-    page = "---\ntitle: T\nroofline: {algorithms: [fa3], N: 8, d: 4}\n---\n\n## Bounds\n\n{{ roofline }}\n"
-    result, _ = build_site({"t.md": page})
-    assert any("{{ roofline }}: unknown algorithm 'fa3'" in str(w) and ":8" in str(w) for w in result.warnings), [
-        str(w) for w in result.warnings
-    ]
+@pytest.mark.parametrize(
+    "front, said",
+    [
+        ("{algorithms: [fa3], N: 8, d: 4}", "unknown algorithm 'fa3'"),
+        ("{algorithms: [fa2], N: 8, d: 4, heads: 2}", "unknown size 'heads'"),
+        ("{algorithms: [fa2], N: 8, N_kv: L0, d: 4}", "N_kv: 'L0' is not a size of the page's form (none)"),
+        ("{algorithms: [fa2], d: 4}", "no N: give it a number, or a size of the page's form"),
+        ("[fa2]", "the front matter needs roofline: {algorithms: [...], ...}"),
+    ],
+)
+def test_a_roofline_the_front_matter_gets_wrong_is_a_warning_at_its_line(build_site, front, said):
+    page = f"---\ntitle: T\nroofline: {front}\n---\n\n## Bounds\n\n{{{{ roofline }}}}\n"
+    result, out = build_site({"t.md": page})
+    (warning,) = [str(w) for w in result.warnings if "{{ roofline }}" in str(w)]
+    assert not any("broken link" in str(w) for w in result.warnings)  # it loads no roofline script then
+    assert warning.startswith(f"{result.warnings[0].file}:8: {{{{ roofline }}}}: {said}"), warning
+    assert "could not be drawn" in (out / "t.html").read_text()

@@ -85,14 +85,15 @@ def resolve(page, context):
         except ValueError as e:
             context.diagnostics.warn(page.file, line, f"{{{{ roofline }}}}: {e}")
             html = f'<p class="kv-missing">The roofline could not be drawn: {escapeHtml(str(e))}</p>'
+        else:
+            scripts = page.meta.setdefault("scripts", [])
+            if "roofline" not in scripts:
+                scripts.append("roofline")
         token.children[0].type = "html_inline"
         token.children[0].content = html
         for around in (tokens[k - 1], tokens[k + 1]):  # no <p> around a <section>
             if around.type.startswith("paragraph_"):
                 around.hidden = True
-        scripts = page.meta.setdefault("scripts", [])
-        if "roofline" not in scripts:
-            scripts.append("roofline")
 
 
 def _alone(token):
