@@ -4,25 +4,17 @@ GPU --json` at those sizes (run here, independent of the page); a realistic pres
 table (roofline.cli.table) at N = 4096; without JavaScript the section and its plot are there as built."""
 
 import pytest
-from figure_page import open_figure, without_python
+import test_kernel_sizes
+from figure_page import open_figure
 from test_kernel_sizes import FORM, parse, ragged, wait_applied
 
 from tests.roofline.roofline_pages import READ, SLUGS, algorithms, check, closed_form, expected
 
+reading = test_kernel_sizes.reading  # its page: reduced motion, the prerendered scenes alone (no Python)
 SHOWN = f"() => ({READ})(document)"
 DRAWN_AT = """(want) => { const b = document.querySelector('section.kv-roofline .kv-roof-body');
   const [sizes, preset] = JSON.parse(b.dataset.drawn);
   return preset === want.preset && Object.entries(want.sizes).every(([k, v]) => sizes[k] === v); }"""
-
-
-@pytest.fixture(scope="module")
-def reading(browser):
-    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
-    page = without_python(context.new_page())
-    page.errors = []
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    yield page
-    context.close()
 
 
 def wait_drawn(page, sizes, preset="figure"):
