@@ -11,8 +11,15 @@ GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and t
 device-to-device copy bandwidth measured at the start, and time / baseline time, all from this one run.
 Needs PyTorch and CuPy with a GPU (pip install -e '.[gpu]'); without them it says why and exits 0, or 1 with
 KERNELVIZ_REQUIRE_GPU=1 in the environment.
+
+The times of our own kernels (fa1, fa2, flash decoding) are also written, with the machine's name, to a results file
+(``--results PATH``, default bench/results/gpu.json; ``--results ''`` writes none), the file the site builder reads
+to draw measured points on each kernel page's roofline (kernelviz/roofline/measured.py says its form).
 """
 
+import argparse
+import datetime
+import json
 import math
 import statistics
 import sys
@@ -89,13 +96,45 @@ def sdpa(backend, q, k, v):
     return go
 
 
+RESULTS = Path(__file__).resolve().parent / "results" / "gpu.json"
+ALGORITHM = {"fa1": "fa1", "fa2": "fa2", "flash_decoding": "flash-decoding"}  # kernel -> attention algorithm
+
+
+def run_record(kernel, dtype, bh, n, d, n_kv=None, splits=None):
+    """What the results file says of one run of our `kernel` (measured.py's form), without its time yet."""
+    from kernelviz.cuda import kernels
+
+    br, bc = kernels.default_tiles(kernel, d)
+    return {"algorithm": ALGORITHM[kernel], "kernel": kernel, "dtype": dtype, "N": n, "N_kv": n_kv or n, "d": d,
+            "Br": br, "Bc": bc, "batch_heads": bh, "causal": False, "splits": splits}  # fmt: skip
+
+
+def gpu_key(name):
+    """The key of roofline/gpus.json that the device `name` is ("NVIDIA H200" -> "h200"), or None."""
+    from kernelviz.roofline import GPUS
+
+    return next((key for key in GPUS if key in name.lower()), None)
+
+
+def write_results(path, machine, runs):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    results = {"machine": machine, "gpu": gpu_key(machine), "written": written, "runs": runs}
+    path.write_text(json.dumps(results, indent=1) + "\n")
+    print(f"results of {len(runs)} runs of our kernels written to {path}")
+
+
 class Table:
+    runs = []  # run_record()s with their seconds, of every table: the results file
+
     def __init__(self, title, copy_bw):
         self.rows, self.copy_bw = [], copy_bw
         print(f"\n{title}")
         print(f"{'kernel':<22}{'dtype':<7}{'shape':<24}{'ms':>10}{'TFLOP/s':>9}{'GB/s':>8}{'of copy':>9}{'vs base':>9}")
 
-    def add(self, name, dtype, shape, seconds, flops, nbytes, base=None, why=""):
+    def add(self, name, dtype, shape, seconds, flops, nbytes, base=None, why="", run=None):
+        if run is not None and seconds is not None:
+            Table.runs.append({**run, "seconds": seconds})
         if seconds is None:
             print(f"{name:<22}{dtype:<7}{shape:<24}{'skipped':>10}  {why}")
             return
@@ -134,7 +173,7 @@ def prefill(table):
                 go, _ = launch.prepare(kernel, q, k, v)
                 t = timed(go, budget=min(2.0, 4 * max(guess, 0.05)))
                 predicted[(kernel, d)] = (n, t)
-                table.add(kernel, "fp32", shape, t, flops, nbytes, base)
+                table.add(kernel, "fp32", shape, t, flops, nbytes, base, run=run_record(kernel, "float32", HEADS, n, d))
             if n <= 4096:  # one correctness spot check per shape, against SDPA in float32
                 go, out = launch.prepare("fa2", q, k, v)
                 go()
@@ -197,12 +236,16 @@ def decode(table):
             table.add("sdpa EFFICIENT", "fp32", shape, base, flops, nbytes)
             for n_splits in (1, 4, 16, 64, 256):
                 go, _ = launch.prepare("flash_decoding", q, k, v, n_splits=n_splits)
-                table.add(f"flash_decoding s={n_splits}", "fp32", shape, timed(go), flops, nbytes, base)
+                run = run_record("flash_decoding", "float32", DECODE_HEADS, 1, d, n_kv=n, splits=n_splits)
+                table.add(f"flash_decoding s={n_splits}", "fp32", shape, timed(go), flops, nbytes, base, run=run)
             del q, k, v
             torch.cuda.empty_cache()
 
 
-def main():
+def main(argv=None):
+    parser = argparse.ArgumentParser(description="the CUDA kernels against PyTorch's SDPA, on one GPU")
+    parser.add_argument("--results", default=str(RESULTS), help=f"write our kernels' times here (default {RESULTS})")
+    args = parser.parse_args(argv)
     if why := gpu_problem():
         from kernelviz.cuda import launch
 
@@ -217,6 +260,8 @@ def main():
     prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
     decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
     tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
+    if args.results:
+        write_results(Path(args.results), torch.cuda.get_device_name(), Table.runs)
     print(f"\n{math.ceil(time.perf_counter() - started)} s")
     return 0
 

@@ -103,6 +103,7 @@ JS_LAYERS = [  # bottom first; a component is a folder of web/src
     ["lib", "forms"],  # lib: the DOM, SVG and scheduling helpers; forms: the number field
     ["page"],  # the page's small behaviours: theme, clipboard, bullets, print, CUDA notes
     ["figure", "editors", "explorer", "softmax", "worker"],  # the runtime's parts, each on its own
+    ["roofline"],  # a kernel page's roofline section, on the explorer's byte formulas
     ["entries", "build-time"],  # the bundles' entry points; what the builder runs in V8
 ]
 JS_IMPORT = re.compile(r"""(?:\bfrom|\bimport)\s*\(?\s*['"](\.{1,2}/[^'"]+\.js)['"]""")

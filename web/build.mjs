@@ -8,7 +8,9 @@
 //                         Scene (kernelviz/site/scenes.py), and render-figure.js, the figure's renderer on a DOM
 //                         shim, which draws the SVG each page opens with (kernelviz/site/figure_svg.py), and
 //                         cuda-blocks.js, the CUDA blocks' lines and values (kernelviz/site/cuda_render.py), and
-//                         render-explorer.js, the overview's explorer on that shim (kernelviz/site/explorer_drawn.py)
+//                         render-explorer.js, the overview's explorer on that shim (kernelviz/site/explorer_drawn.py),
+//                         and render-roofline.js, a kernel page's roofline section as markup
+//                         (kernelviz/site/extensions/roofline.py)
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages); their sizes are
 //                         the bundles' __PYODIDE_FILES__ ({file: bytes}), for the download's progress bar
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
@@ -70,7 +72,7 @@ await build({
   logLevel: 'warning',
 });
 copyAssets();
-for (const name of ['check-scene.js', 'render-figure.js', 'cuda-blocks.js', 'render-explorer.js']) {
+for (const name of ['check-scene.js', 'render-figure.js', 'cuda-blocks.js', 'render-explorer.js', 'render-roofline.js']) {
   await build({
     entryPoints: [join(here, 'src', 'build-time', name)],
     outfile: join(dist, 'build-time', name),

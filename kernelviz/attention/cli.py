@@ -25,7 +25,7 @@ import math
 
 from kernelviz.commands.checks import non_negative, output_file, positive
 
-from .words import ratio, size  # noqa: F401 (the table's words; tests import them from here)
+from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
@@ -79,14 +79,14 @@ def main(args):
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
         return 2
-    if args.algo == "paged-decoding":
-        from .paged_trace import main as paged
-
-        return paged(args)
-    n_kv = args.N_kv or args.N
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
         return 2
+    if args.algo == "paged-decoding":
+        from .paged_trace import main as paged
+
+        return paged(args, _roofline(args.gpu))
+    n_kv = args.N_kv or args.N
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
@@ -150,6 +150,15 @@ def main(args):
     return 0
 
 
+def _roofline(key):
+    """(total_bytes, flops_by_kind) -> the bound on GPU `key` (None: no --gpu)."""
+    if key is None:
+        return None
+    from kernelviz.roofline import bound, gpu
+
+    return lambda total_bytes, flops: bound(total_bytes, flops, gpu(key))
+
+
 def _gpu_problem(key):
     """Why `key` names no GPU of the roofline's table, or None."""
     from kernelviz.roofline import gpu
@@ -165,7 +174,7 @@ def _options_problem(args):
     """Which options do not go with the algorithm asked for (a sentence), or None."""
     paged = args.algo == "paged-decoding"
     if paged:
-        options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal), ("--gpu", args.gpu))
+        options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal))
         given = [name for name, value in options if value]
         if given:
             return f"paged-decoding takes --seq-lens, not {', '.join(given)}"
@@ -239,10 +248,7 @@ def _table(report):
         "FLOPs: " + ", ".join(f"{kind} {n:,} FLOP" for kind, n in report["flops"].items()),
     ]
     if roof := report.get("roofline"):
-        lines.append(
-            f"on {roof['gpu']}: {roof['intensity']:.2f} FLOP/B, bound by {roof['bound']}, at least "
-            f"{roof['lower_bound_s'] * 1e6:.3g} µs ({roof['attained_flops_per_s'] / 1e12:.3g} TFLOP/s at that bound)"
-        )
+        lines.append(on_gpu(roof))
     if "kv_tiles_per_block" in report:
         visits = report["kv_tiles_per_block"]
         lines.append(

@@ -3,17 +3,19 @@ the pool), and the bytes its ledger counts, beside what the same query heads wou
 (multi-head attention: H_kv = H_q), from the closed form.
 
 Options (cli.py parses them): --seq-lens, --page-size, --H-q, --H-kv (default H_q), --splits (default 1), --d,
---dtype, --seed, --sram-budget, --json, --save FILE.npz (q, k_pages, v_pages, block_table, seq_lens, o).
+--dtype, --seed, --sram-budget, --gpu, --json, --save FILE.npz (q, k_pages, v_pages, block_table, seq_lens, o).
 """
 
 import json
 import sys
 
 from . import footprint, formulas
-from .words import ratio, size
+from .words import on_gpu, ratio, size
 
 
-def main(args):
+def main(args, roofline=None):
+    """Run `args` (cli.py's); `roofline(total_bytes, flops_by_kind)`, given with --gpu, places the run on that GPU's
+    roofline (``kernelviz.roofline.bound``, which the command line binds: this layer does not import it)."""
     import numpy as np
 
     from . import paged_decoding, random_batch
@@ -35,6 +37,8 @@ def main(args):
     params = dict(seq_lens=lens, d=d, seed=args.seed, pages=inputs[1].shape[0], **result.params)
     report = dict(algorithm="paged-decoding", params=params, **ledger.summary())
     report.update(mha_bytes=mha, vs_mha=ledger.total_bytes / mha)
+    if roofline is not None:  # where the run sits on a GPU's roofline (--gpu), as for the other algorithms
+        report["roofline"] = roofline(ledger.total_bytes, ledger.flops.by_kind)
     if args.save:
         q, k_pages, v_pages, table, seq_lens = inputs
         arrays = dict(q=q, k_pages=k_pages, v_pages=v_pages, block_table=table, seq_lens=seq_lens, o=result.o)
@@ -87,4 +91,6 @@ def _table(report):
         f"vs one K/V head per query head ({mha:,} B, {size(mha)}): {ratio(total, mha, 'multi-head attention')}",
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",
     ]
+    if roof := report.get("roofline"):
+        lines.append(on_gpu(roof))
     return "\n".join(lines)

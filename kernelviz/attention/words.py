@@ -17,3 +17,11 @@ def size(n):
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return None  # unreachable
+
+
+def on_gpu(roof):
+    """A run's place on a GPU's roofline (``roofline.bound``'s answer) in one line."""
+    return (
+        f"on {roof['gpu']}: {roof['intensity']:.2f} FLOP/B, bound by {roof['bound']}, at least "
+        f"{roof['lower_bound_s'] * 1e6:.3g} µs ({roof['attained_flops_per_s'] / 1e12:.3g} TFLOP/s at that bound)"
+    )

@@ -7,6 +7,7 @@ A page is YAML front matter between ``---`` lines, then Markdown (see ``markdown
     prerequisites: [How attention works, online-softmax]   # a string that is a page slug becomes a link
     scripts: [explorer]               # extra entry bundles to load: assets/NAME.js
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}            # sizes for {{ trace.EXPR }} (extensions.trace)
+    roofline: {algorithms: [fa2, standard], d: 4}          # what {{ roofline }} plots (extensions.roofline)
 
 The slug is the file's stem (``index.md`` is the home page); the page is written to ``SLUG.html``.
 """
@@ -26,6 +27,7 @@ FIELDS = {
     "trace": dict,
     "sizes": dict,
     "prerender": dict,
+    "roofline": dict,
 }
 
 

@@ -50,12 +50,12 @@ def with_front(text, front):
 
 @pytest.fixture(scope="module")
 def stand_in_runtime(tmp_path_factory):
-    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel entry) with the real build-time scripts (KaTeX,
-    which typesets the math, and the Scene checker)."""
+    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel and roofline entries) with the real build-time
+    scripts (KaTeX, which typesets the math, the Scene checker, the roofline's drawing)."""
     from kernelviz.site.build import WEB_DIST
 
     dist = tmp_path_factory.mktemp("web") / "dist"
-    for name in ("main.js", "softmax-panel.js", "katex/katex.min.css"):
+    for name in ("main.js", "softmax-panel.js", "roofline.js", "katex/katex.min.css"):
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text("/* stand-in */\n")
     shutil.copytree(WEB_DIST / "build-time", dist / "build-time")  # KaTeX and the Scene checker, which the build runs

@@ -67,3 +67,14 @@ def test_roofline_table(capsys):
     assert lines[0].startswith("roofline: N=1024 N_kv=1024 d=64")
     assert any(line.startswith("fa2") and "memory" in line for line in lines)
     assert "H200 SXM 141GB" in lines[1]
+
+
+def test_trace_gpu_of_a_paged_batch_comes_from_its_ledger(capsys):
+    """Paged decoding takes --gpu too (the roofline section of its page is checked against it)."""
+    argv = ["trace", "paged-decoding", "--seq-lens", "5,17", "--page-size", "4", "--H-q", "4", "--H-kv", "2"]
+    report = json.loads(run(capsys, *argv, "--splits", "2", "--d", "8", "--gpu", "h200", "--json"))
+    assert report["roofline"] == json.loads(json.dumps(bound(report["total_bytes"], report["flops"], GPUS["h200"])))
+    assert report["flops"] == FLOP_FORMULAS["paged-decoding"]([5, 17], 8, 4, 4, 2, n_splits=2)
+    assert "on h200:" in run(capsys, *argv, "--d", "8", "--gpu", "h200")
+    assert main([*argv, "--gpu", "tpu"]) == 2
+    assert "got 'tpu'" in capsys.readouterr().err

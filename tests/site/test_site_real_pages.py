@@ -41,7 +41,8 @@ def test_the_real_site_builds_in_strict_mode(real_site):
 
 def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_site):
     """Each page links one stylesheet in its head: the palette's, site.css and main.css, then the CSS of the entries
-    its front matter loads (the overview: explorer.css); none holds editors.css (editors.js links it when it loads).
+    its front matter loads (the overview: explorer.css) or its {{ roofline }} does; none holds editors.css
+    (editors.js links it when it loads).
     KaTeX's CSS is math.css, which a page with math links in its text. Every font it names is in the site."""
 
     def sheet(slug):
@@ -53,7 +54,7 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
     assert sheet("overview") == ("page-explorer.css", [*common, "explorer.css"])
     assert sheet("online-softmax") == ("page-softmax-panel.css", [*common, "softmax-panel.css"])
     assert sheet("index") == ("page.css", common)
-    assert sheet("flash-attention-2") == ("page.css", common)  # a page with editors
+    assert sheet("flash-attention-2") == ("page-roofline.css", [*common, "roofline.css"])  # editors, {{ roofline }}
     assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in KERNEL_PAGES)
     fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/math.css").read_text())
     assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)

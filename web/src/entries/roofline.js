@@ -1,0 +1,50 @@
+// The roofline section of a kernel page (``{{ roofline }}``, kernelviz/site/extensions/roofline.py), which the
+// page opens with as the builder drew it (build-time/render-roofline.js, the same roofline/section.js). Here it is
+// taken over as it is and drawn again, by that same code, when what it shows changes: the sizes the figure shows
+// (the size form's data-applied, which the figure sets once it is drawn at new sizes), the preset the reader picks,
+// or the width it has (the plot is drawn at the width of its box, so that its text stays legible on a phone).
+import '../roofline/roofline.css';
+import { appliedSizes } from '../page/cuda-blocks.js';
+import { body } from '../roofline/section.js';
+
+const MAX_WIDTH = 760;
+
+function wire(section) {
+  const spec = JSON.parse(section.querySelector('.kv-roof-spec').textContent);
+  const form = document.querySelector('form.kv-sizes');
+  const state = { sizes: spec.sizes, preset: 'figure', width: 0, key: '' };
+  const draw = () => {
+    const old = section.querySelector('.kv-roof-body');
+    const width = Math.round(Math.min(MAX_WIDTH, old.clientWidth || section.clientWidth || MAX_WIDTH));
+    const sizes = form?.dataset.applied ? { ...spec.sizes, ...appliedSizes(form) } : spec.sizes;
+    const key = JSON.stringify([sizes, state.preset, width]);
+    if (key === state.key) return;
+    const drawnWidth = Number(old.querySelector('svg.kv-roof-plot')?.getAttribute('width'));
+    const same = old.dataset.drawn === JSON.stringify([sizes, state.preset]) && Math.abs(drawnWidth - width) < 24;
+    Object.assign(state, { sizes, width, key });
+    if (same) return; // what is drawn is this already (the build's drawing, on a wide screen)
+    const holder = document.createElement('div');
+    holder.innerHTML = body(spec, state);
+    old.replaceWith(holder.firstElementChild);
+    section.dispatchEvent(new CustomEvent('kv-roofline-drawn', { bubbles: true }));
+  };
+  section.querySelector('.kv-roof-presets').addEventListener('change', (e) => {
+    state.preset = e.target.value;
+    draw();
+  });
+  if (form) new MutationObserver(draw).observe(form, { attributes: true, attributeFilter: ['data-applied'] });
+  let pending = 0;
+  new ResizeObserver(() => {
+    cancelAnimationFrame(pending);
+    pending = requestAnimationFrame(draw);
+  }).observe(section);
+  draw();
+  section.dataset.ready = '';
+}
+
+function start() {
+  document.querySelectorAll('section.kv-roofline').forEach(wire);
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start, { once: true });
+else start();

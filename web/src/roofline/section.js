@@ -1,0 +1,129 @@
+// The roofline section's body, as markup (markup.js): the sizes in words, the plot (plot.js) and its legend, what
+// was measured, and the table of bytes, FLOPs, intensity, bound and least time on each GPU. `body(spec, state)`
+// is the whole of it at `state` = {sizes: the form's, preset: a preset's key or 'figure', width: px}: the site
+// builder writes it into the page (build-time/render-roofline.js) and the browser writes it again when the sizes
+// or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute.
+import { el, escape } from './markup.js';
+import { measuredPoint, params, rows } from './model.js';
+import { plot, SHAPES } from './plot.js';
+import { amount, perByte, time } from './words.js';
+
+export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser redraws it)
+
+/** The parameters in words: N = 4096, N_kv = 4096, d = 64, Br = Bc = 64, batch × heads = 32, float16. */
+export function words(p, algorithms) {
+  if (p.seq_lens) {
+    const batch = [`sequences of ${p.seq_lens.join(' and ')} tokens`, `pages of ${p.page_size}`, `H_q = ${p.H_q}`];
+    return [...batch, `H_kv = ${p.H_kv}`, `splits = ${p.splits}`, `d = ${p.d}`, p.dtype].join(', ');
+  }
+  const parts = [`N = ${p.N}`, `N_kv = ${p.N_kv}`, `d = ${p.d}`, `Br = ${p.Br}`, `Bc = ${p.Bc}`];
+  if (algorithms.includes('flash-decoding')) parts.push(`splits = ${p.splits}`);
+  if (p.causal) parts.push('causal');
+  parts.push(`batch × heads = ${p.batch_heads}`, p.dtype);
+  return parts.join(', ');
+}
+
+const SHAPE_TEXT = { circle: '●', square: '■', triangle: '▲', diamond: '◆' };
+const hidden = (cls, text) => el('span', { 'aria-hidden': 'true', class: cls }, text);
+
+function legend(spec) {
+  const line = el('line', { x1: 0, x2: 22, y1: 5, y2: 5 });
+  const swatch = el('svg', { width: 22, height: 10, 'aria-hidden': 'true' }, line);
+  const gpus = spec.gpus.map((g, i) => el('li', { class: `kv-roof-gpu-${i}` }, swatch, escape(g.name)));
+  const algos = spec.algorithms.map((a, i) => {
+    const contrast = a.startsWith('standard') ? 'kv-roof-contrast' : null;
+    return el('li', { class: contrast }, hidden('kv-roof-shape', SHAPE_TEXT[SHAPES[i]]), escape(a));
+  });
+  const fp32 = el('li', {}, hidden('kv-roof-fp32-key', '- -'), 'fp32 roof');
+  return el('ul', { class: 'kv-roof-legend' }, gpus, algos, fp32);
+}
+
+function measuredNote(spec, points) {
+  const m = spec.measured;
+  const bench = el('code', {}, 'bench/gpu.py');
+  const note = (n, ...children) =>
+    el(n ? 'div' : 'p', { class: 'kv-roof-measured-note', 'data-measured': n }, ...children);
+  const boundsOnly = ', so the plot shows the bounds only.';
+  if (!m) {
+    const when = ' from a GPU were present when this site was built';
+    return note(0, 'Nothing has been measured yet: no results of ', bench, when + boundsOnly);
+  }
+  if (!points.length) {
+    const where = ` on ${escape(m.machine)} have no run of them`;
+    return note(0, 'Nothing has been measured of these kernels yet: the results of ', bench, where + boundsOnly);
+  }
+  const runs = points.length === 1 ? '1 kernel run' : `${points.length} kernel runs`;
+  const said = el('p', {}, `Crosses: ${runs} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`);
+  const list = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
+  return note(points.length, said, list);
+}
+
+function table(spec, rowsAt) {
+  const th = (text) => el('th', { scope: 'col' }, text);
+  const gpus = spec.gpus.map((g) => th(escape(g.name)));
+  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus);
+  const body = rowsAt.map((row) => {
+    const first = row.bounds[spec.gpus[0].key];
+    const total = row.flops.matmul + row.flops.exp + row.flops.other;
+    return el(
+      'tr',
+      { 'data-algorithm': row.algorithm },
+      el('th', { scope: 'row' }, escape(row.algorithm)),
+      el('td', { 'data-key': 'bytes', 'data-value': row.bytes }, amount(row.bytes, 'B')),
+      el('td', { 'data-key': 'flops', 'data-value': total }, amount(total, '')),
+      el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, perByte(first.intensity)),
+      spec.gpus.map((g) => {
+        const b = row.bounds[g.key];
+        const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
+        return el('td', attrs, `${b.bound}, ${time(b.lower_bound_s)}`);
+      }),
+    );
+  });
+  const caption = el(
+    'p',
+    { class: 'kv-roof-caption' },
+    'HBM bytes moved, FLOPs done, FLOPs per byte, and on each GPU the unit that bounds the kernel and the least time ' +
+      'it could take.',
+  );
+  const scroller = { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' };
+  return caption + el('div', scroller, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+}
+
+/** The preset chooser: the figure's sizes (the form's) or a realistic size. */
+function presets(spec, chosen) {
+  const choice = (key, label) => {
+    const input = el('input', { type: 'radio', name: 'kv-roof-preset', value: key, checked: key === chosen });
+    return el('label', {}, input, escape(label));
+  };
+  const all = [choice('figure', "the figure's (the form's)"), spec.presets.map((p) => choice(p.key, p.label))];
+  return el('fieldset', { class: 'kv-roof-presets' }, el('legend', {}, 'Sizes'), all);
+}
+
+/** The whole section's content at `state`: the spec (for the browser), the preset chooser and the body. */
+export function section(spec, state) {
+  const json = JSON.stringify(spec).replace(/</g, '\\u003c');
+  const script = el('script', { type: 'application/json', class: 'kv-roof-spec' }, json);
+  return script + presets(spec, state.preset || 'figure') + body(spec, state);
+}
+
+/** The section's body at `state` (see the top of this file). */
+export function body(spec, state) {
+  const preset = spec.presets.find((p) => p.key === state.preset) || null;
+  const p = params(spec, state.sizes, preset);
+  const at = rows(spec, p);
+  const measured = (spec.measured?.runs || []).map((run) => measuredPoint(run, spec.measured.machine));
+  return el(
+    'div',
+    {
+      class: 'kv-roof-body',
+      'data-params': JSON.stringify(p),
+      'data-preset': preset ? preset.key : 'figure',
+      'data-drawn': JSON.stringify([state.sizes, preset ? preset.key : 'figure']),
+    },
+    el('p', { class: 'kv-roof-sizes' }, 'At ', escape(words(p, spec.algorithms)), '.'),
+    plot(at, spec.gpus, measured, state.width || WIDTH),
+    legend(spec),
+    measuredNote(spec, measured),
+    table(spec, at),
+  );
+}
