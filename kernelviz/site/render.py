@@ -38,9 +38,10 @@ TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_tex
 # The site's icon, in the page itself: an icon at a URL is fetched again at every change of the page's URL (each step
 # the figure plays writes its hash).
 ICON = "data:image/svg+xml," + quote((Path(__file__).parent / "static" / "favicon.svg").read_text("utf-8").strip())
-# KaTeX's CSS, linked by the text of a page with math, after its title (see assets.py). Chromium and Safari parse no
-# further until a stylesheet in the body has come; the empty script makes other browsers wait for it too (a script
-# runs only once the stylesheets before it have), so no formula is shown without its CSS.
+# The math's CSS (Temml's and the site's: its fonts), linked by the text of a page with math, after its title (see
+# assets.py). Chromium and Safari parse no further until a stylesheet in the body has come; the empty script makes
+# other browsers wait for it too (a script runs only once the stylesheets before it have), so no formula is shown
+# without its CSS.
 MATH = f'<link rel="stylesheet" href="assets/{assets.MATH_CSS[0]}"><script> </script>'
 
 
@@ -102,7 +103,7 @@ def plain_page_html(slug, title, body, context, stylesheets):
 
 def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
     """The template filled with what every page has: the icon, its title and slug, the stylesheets its head links,
-    its text (`toc`, `prerequisites`, `body`: HTML) with KaTeX's CSS linked when the text has a formula, and `parts`,
+    its text (`toc`, `prerequisites`, `body`: HTML) with the math's CSS linked when the text has a formula, and `parts`,
     the template's other fields."""
     text = (toc, prerequisites, body)
     return TEMPLATE.substitute(
@@ -110,7 +111,7 @@ def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
         title=escapeHtml(title),
         slug=escapeHtml(slug),
         stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
-        math=MATH if any('class="katex' in part for part in text) else "",
+        math=MATH if any("<math" in part for part in text) else "",
         toc=toc,
         prerequisites=prerequisites,
         body=body,

@@ -49,15 +49,15 @@ def with_front(text, front):
 
 @pytest.fixture(scope="module")
 def stand_in_runtime(tmp_path_factory):
-    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel entry) with the real build-time scripts (KaTeX,
+    """web/dist stand-in (main.js, Temml's CSS, the softmax-panel entry) with the real build-time scripts (Temml,
     which typesets the math, and the Scene checker)."""
     from kernelviz.site.build import WEB_DIST
 
     dist = tmp_path_factory.mktemp("web") / "dist"
-    for name in ("main.js", "softmax-panel.js", "katex/katex.min.css"):
+    for name in ("main.js", "softmax-panel.js", "temml/temml.css"):
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text("/* stand-in */\n")
-    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")  # KaTeX and the Scene checker, which the build runs
+    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")  # Temml and the Scene checker, which the build runs
     return dist
 
 

@@ -42,7 +42,8 @@ def test_the_real_site_builds_in_strict_mode(real_site):
 def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_site):
     """Each page links one stylesheet in its head: the palette's, site.css and main.css, then the CSS of the entries
     its front matter loads (the overview: explorer.css); none holds editors.css (editors.js links it when it loads).
-    KaTeX's CSS is math.css, which a page with math links in its text. Every font it names is in the site."""
+    The math's CSS is math.css, which a page with math links in its text: Temml's and the site's, and the one font
+    it names (Temml's, for script capitals) is in the site; nothing of KaTeX is left."""
 
     def sheet(slug):
         head = (real_site.out / f"{slug}.html").read_text().split("<body", 1)[0]
@@ -55,8 +56,11 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
     assert sheet("index") == ("page.css", common)
     assert sheet("flash-attention-2") == ("page.css", common)  # a page with editors
     assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in KERNEL_PAGES)
-    fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/math.css").read_text())
-    assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)
+    math_css = (real_site.out / "assets/math.css").read_text()
+    fonts = re.findall(r"url\(['\"]?([^)'\"]+\.woff2)['\"]?\)", math_css)
+    assert fonts == ["temml/Temml.woff2"] and (real_site.out / "assets" / fonts[0]).is_file()
+    assert not (real_site.out / "assets" / "katex").exists()
+    assert not any("katex" in (real_site.out / f"{slug}.html").read_text().lower() for slug in KERNEL_PAGES)
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
