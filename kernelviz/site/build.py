@@ -1,7 +1,7 @@
 """``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
 
     collect pages → parse → figures (run the editors, check and draw the Scene, prerender the sizes: site.figures)
-    → resolve (steps, trace numbers, links, CUDA regions, contents, sections) → typeset math (MathML, Temml in-process)
+    → resolve (steps, trace numbers, links, CUDA regions, contents, sections) → math to MathML (Temml, in-process)
     → render, and a page per kernel the pages cite → write, with the assets → check links → strict?
     → precompressed siblings (``kernelviz build``: NAME.gz for static hosts) → publish
 

@@ -24,6 +24,9 @@ def open_page(page, url):
 
 
 def embedded(page, script_id):
+    """The JSON of the page's element `script_id`: inline, or the file a <link> preloads (the page's Scene)."""
+    if page.locator(f"link#{script_id}").count():
+        return page.evaluate(f"fetch(document.getElementById('{script_id}').href).then((r) => r.json())")
     return json.loads(page.locator(f"#{script_id}").text_content())
 
 

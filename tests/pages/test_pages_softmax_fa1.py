@@ -23,6 +23,7 @@ import yaml
 
 from kernelviz.attention import formulas
 from tests.pages.kernel_pages import Page as KernelPage
+from tests.site.page_scene import page_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "pages"
@@ -63,7 +64,8 @@ def stand_in_runtime(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def build_pages(tmp_path_factory, stand_in_runtime):
-    """build_pages({slug: source}) -> {slug: built HTML}: the two pages (or changed copies), strict."""
+    """build_pages({slug: source}) -> {slug: built HTML}: the two pages (or changed copies), strict; its `scenes`
+    are {slug: the Scene the page opens with} (the file it preloads)."""
     from kernelviz.site.build import build
 
     def build_them(sources=None):
@@ -75,7 +77,9 @@ def build_pages(tmp_path_factory, stand_in_runtime):
             (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\nnav: {nav}\n---\n\nA stand-in.\n")
         out = folder.parent / f"{folder.name}-site"
         build(folder, out, strict=True, web_dist=stand_in_runtime, log=None)
-        return {slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources}
+        built = Built({slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources})
+        built.scenes = {slug: page_scene(out / f"{slug}.html") for slug in sources}
+        return built
 
     return build_them
 
@@ -83,6 +87,12 @@ def build_pages(tmp_path_factory, stand_in_runtime):
 @pytest.fixture(scope="module")
 def built(build_pages):
     return build_pages()
+
+
+class Built(dict):
+    """{slug: built HTML}, with `scenes`: {slug: Scene}."""
+
+    scenes: dict
 
 
 def embedded(html_text, script_id):
@@ -108,7 +118,7 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
     source = (PAGES / f"{slug}.md").read_text(encoding="utf-8")
     page = built[slug]
     assert f'<body data-page="{slug}">' in page
-    scene = validate_scene(embedded(page, "kv-scene"))
+    scene = validate_scene(built.scenes[slug])
     labels = step_labels(scene)
     assert len(labels) == len(set(labels)) > 10, "a step list with unique labels"
     assert [e["title"] for e in embedded(page, "kv-editors")] == ["Drawing helpers", "The kernel"]
@@ -122,7 +132,7 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
 
 def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
     page = built["flash-attention-1"]
-    keys = step_labels(embedded(page, "kv-scene"), "key")
+    keys = step_labels(built.scenes["flash-attention-1"], "key")
     blocks = re.findall(
         r'<details class="kv-cuda" data-step="(\d+)"(?: data-step-key="[^"]*")?(?: data-step-label="[^"]*")? '
         r'data-cite="fa1\.cu#(\w+)"',

@@ -10,6 +10,7 @@ from kernelviz.cuda import regions
 from kernelviz.site.build import build
 from kernelviz.site.diagnostics import BuildError
 from tests.pages import opened_blocks
+from tests.site.page_scene import page_scene
 
 
 def page(body, front="title: A page"):
@@ -76,11 +77,15 @@ def test_a_page_with_math_links_the_maths_css_in_its_text_after_the_title(build_
     assert stylesheets((out / "plain.html").read_text()) == ["assets/page.css"]
 
 
-def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, validate_scene):
+def test_editors_run_and_the_scene_is_a_file_the_page_preloads(build_site, figure_md, line, validate_scene):
     source = page("Intro.\n" + figure_md)
     result, out = build_site({"fig.md": source})
     text = (out / "fig.html").read_text()
-    scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', text).group(1))
+    head = text.split("<body", 1)[0]
+    assert '<link rel="preload" href="scenes/fig.json" as="fetch" crossorigin id="kv-scene">' in head
+    assert head.index('href="scenes/fig.json"') < head.index('rel="modulepreload"')  # asked for with the runtime
+    assert '"nodes"' not in text  # the Scene is not in the HTML
+    scene = page_scene(out / "fig.html")
     validate_scene(scene)
     assert [s["label"] for s in scene["nodes"][-1]["steps"]] == ["start", "load Q0", "load K0"]
     assert '<main class="kv-page" id="kv-main" data-canvas-side="right">' in text
