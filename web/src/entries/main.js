@@ -15,7 +15,9 @@
 // browser is idle; once the reader has reached for an editor, every moment is. Python itself (Pyodide) is not
 // fetched until the reader reaches for it: see editors/session.js.
 //
-//   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
+//   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false); a
+//                                              promise of it while the checker loads (scene-check.js, fetched
+//                                              for the first Scene not the page's own, and with the editors)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
@@ -51,9 +53,10 @@ import { quietMoments, sleep } from '../lib/schedule.js';
 import { pageName } from '../editors/page.js';
 import { hasEdits } from '../editors/store.js';
 
-/** A promise of [scene, null] from #kv-scene (its preloaded file, or inline: then settled in this task); [null, why]
- * when the build's editors failed, the file could not be fetched or the JSON is not JSON; [null, null] when the page
- * has no Scene. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
+/** A promise of [scene, null, built] from #kv-scene (its preloaded file, which the build wrote and checked: `built`
+ * true; or inline, as a test's page has it: then settled in this task); [null, why] when the build's editors failed,
+ * the file could not be fetched or the JSON is not JSON; [null, null] when the page has no Scene. A scene that is not
+ * a Scene (e.g. `null`) is returned for setScene to refuse. */
 async function pageScene() {
   const failure = document.getElementById('kv-scene-error');
   const source = document.getElementById('kv-scene');
@@ -62,7 +65,7 @@ async function pageScene() {
     if (source?.localName === 'link') {
       const response = await fetch(source.href); // from the preload (its request is the same: CORS, same-origin)
       if (!response.ok) return [null, `the figure's scene ${source.getAttribute('href')}: HTTP ${response.status}`];
-      return [await response.json(), null];
+      return [await response.json(), null, true];
     }
     if (source) return [JSON.parse(source.textContent), null];
   } catch (e) {
@@ -71,11 +74,28 @@ async function pageScene() {
   return [null, null];
 }
 
+const CHECK_URL = new URL('./scene-check.js', import.meta.url).href;
+let checking = null;
+let pageFigure = null; // the page's Figure (start), null on a page without one
+
+/** The Scene checker (scene-check.js: the schema's validator, most of the runtime's weight), imported once and given
+ * to the page's figure: a promise of it. Not on a read-only visit: the page's own Scene was checked by it at build
+ * time. */
+function loadChecker() {
+  checking ??= import(CHECK_URL).then(({ sceneProblem }) => {
+    if (pageFigure) pageFigure.check = sceneProblem;
+    return sceneProblem;
+  });
+  return checking;
+}
+
 function start() {
   performance.mark('kv:runtime-start');
   wireTheme();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
+  pageFigure = figure;
+  if (figure) figure.loadCheck = loadChecker;
   wirePrint(figure);
   const moments = quietMoments(figure);
   const started = startFigure(figure, moments);
@@ -88,7 +108,10 @@ function start() {
 function startFigure(figure, moments) {
   let sizes = null;
   window.kernelviz = {
-    setScene: (scene) => (figure ? figure.setScene(scene) : false),
+    setScene: (scene) => {
+      if (!figure) return false;
+      return figure.check ? figure.setScene(scene) : loadChecker().then(() => figure.setScene(scene));
+    },
     scene: () => (figure ? figure.scene() : null),
     step: () => (figure ? figure.currentStep() : 0),
     goTo: (k) => (figure ? figure.goTo(k) : Promise.resolve(false)),
@@ -100,8 +123,8 @@ function startFigure(figure, moments) {
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
     editors: editorsAPI,
   };
-  const draw = ([scene, problem]) => {
-    const drawn = !problem && figure && document.getElementById('kv-scene') && figure.setScene(scene, true);
+  const draw = async ([scene, problem, built]) => {
+    const drawn = !problem && figure && document.getElementById('kv-scene') && (await ownScene(figure, scene, built));
     if (problem) figure.showError(problem);
     sizes = drawn ? sizesOf(figure) : null;
     const follow = (state = readHash()) => {
@@ -120,6 +143,19 @@ function startFigure(figure, moments) {
   const started = figure ? pageScene().then(draw) : Promise.resolve(false);
   Promise.all([started, figure?.ready]).then(() => performance.mark('kv:figure-ready'));
   return started;
+}
+
+/** Draw the page's own `scene`: whether it was drawn, or a promise of it. `built`: the build wrote and checked it,
+ * so it is drawn unchecked, at once, unless it does not look like a Scene (a file changed since) or the renderer
+ * chokes on it: then, as a scene not `built`, it is drawn once the checker has come, which shows what is wrong. */
+function ownScene(figure, scene, built) {
+  const looks = built && scene && typeof scene === 'object' && Array.isArray(scene.nodes) && scene.canvas;
+  try {
+    if (looks) return figure.setScene(scene, true, null);
+  } catch (e) {
+    console.warn('kernelviz: the page\'s Scene could not be drawn unchecked', e);
+  }
+  return loadChecker().then(() => figure.setScene(scene, true));
 }
 
 /** The editors' API (window.kernelvizEditors), once the text, where the editors are, has come and their bundle has
@@ -193,10 +229,14 @@ let editorsLoading = null;
 function loadEditors(figure = null) {
   if (!document.querySelector('.kv-editor')) return Promise.resolve(null);
   if (!editorsLoading) {
-    editorsLoading = import(EDITORS_URL).catch((e) => {
-      console.warn('kernelviz: the editors could not be loaded', e);
-      return null;
-    });
+    // with the scene checker: the Scenes the editors draw are checked (the bundle's evaluation waits for it)
+    const checked = pageFigure ? loadChecker() : null;
+    editorsLoading = Promise.all([import(EDITORS_URL), checked])
+      .then(([module]) => module)
+      .catch((e) => {
+        console.warn('kernelviz: the editors could not be loaded', e);
+        return null;
+      });
     if (figure) {
       const atMost = sleep(HOLD_MAX_MS);
       figure.holdStepsFor(Promise.race([editorsLoading, atMost]));
