@@ -15,9 +15,10 @@
                                                            rendered from when opened: extensions/cuda.py)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
-The Scene of the build-time run is a file of its own, ``scenes/SLUG.json`` (figures.scene_file), preloaded from the
-head (``<link rel="preload" as="fetch" crossorigin id="kv-scene">``): it arrives beside the runtime, not in the
-document, so the HTML carries only what is shown (the figure is drawn at build time) and the text.
+The Scene of the build-time run is a file of its own, ``scenes/SLUG.json`` (figures.scene_path, packed:
+scene_file.py), preloaded from the head (``<link rel="preload" as="fetch" crossorigin id="kv-scene">``): it arrives
+beside the runtime, not in the document, so the HTML carries only what is shown (the figure is drawn at build time)
+and the text.
 
 The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
 places it beside the text, or docked above it on a narrow screen). The runtime comes before the text too
@@ -59,7 +60,7 @@ def page_html(page, md, context, stylesheets):
     embedded, preload = "", ""
     if page.failure:
         embedded = f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
-    elif (file := figures.scene_file(page)) is not None:
+    elif (file := figures.scene_path(page)) is not None:
         preload = f'<link rel="preload" href="{escapeHtml(file)}" as="fetch" crossorigin id="kv-scene">\n'
     data = ""
     if (source := cuda.source_data(page)) is not None:

@@ -17,6 +17,7 @@ import pytest
 from kernelviz.cuda import compile, kernels, nvrtc, regions, scope
 from kernelviz.site import build as site_build
 from kernelviz.site import cuda_render
+from kernelviz.site.scene_file import unpack
 from tests.pages.opened_blocks import blocks
 from tests.site.page_scene import scene_file
 
@@ -84,7 +85,7 @@ def test_the_whole_kernel_pages_hold_every_line_and_the_compilers_report(site):
 
 
 def step_list(page_html, site):
-    scene = json.loads(site[scene_file(page_html)])
+    scene = unpack(json.loads(site[scene_file(page_html)]))
     return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
 
 

@@ -1,9 +1,12 @@
 """The Scene a built page opens with, as the browser gets it: the file its head preloads (``<link rel="preload"
-href="scenes/SLUG.json" ... id="kv-scene">``, render.py), read from the built site, not from the browser."""
+href="scenes/SLUG.json" ... id="kv-scene">``, render.py), read from the built site, not from the browser, and unpacked
+(kernelviz/site/scene_file.py)."""
 
 import json
 import re
 from pathlib import Path
+
+from kernelviz.site import scene_file as packing
 
 PRELOAD = re.compile(r'<link rel="preload" href="([^"]+)" as="fetch" crossorigin id="kv-scene">')
 
@@ -19,4 +22,4 @@ def page_scene(page):
     page = Path(page)
     file = scene_file(page.read_text(encoding="utf-8"))
     assert file, f"{page.name} preloads no Scene"
-    return json.loads((page.parent / file).read_text(encoding="utf-8"))
+    return packing.unpack(json.loads((page.parent / file).read_text(encoding="utf-8")))

@@ -1,15 +1,17 @@
 """Every page in pages/ builds in strict mode, and every editor block on every page runs and draws a valid Scene."""
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from kernelviz.site import build as site_build
-from kernelviz.site import figures, pages
+from kernelviz.site import figures, pages, scene_file
 from kernelviz.site.diagnostics import BuildError, Diagnostics
 from kernelviz.site.markdown import markdown
 from tests.pages.kernel_pages import KERNEL_PAGES
+from tests.site.page_scene import page_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "pages").glob("*.md"))
@@ -74,3 +76,16 @@ def test_every_editor_block_runs(path, validate_scene):
     validate_scene(page.run.scene)
     if any(node["kind"] == "step_list" for node in page.run.scene["nodes"]):
         assert page.steps(), "a step list without labels"
+
+
+def test_packed_and_unpacked_every_real_scene_is_itself_and_a_third_smaller(real_site):
+    scenes = sorted((real_site.out / "scenes").glob("*.json"))
+    assert len(scenes) >= 6  # one a kernel page
+    for path in scenes:
+        packed = json.loads(path.read_text())
+        assert packed["packedScene"] == 1
+        scene = scene_file.unpack(packed)
+        assert scene_file.pack(scene) == packed  # the file is what pack makes of what it unpacks to
+        plain = json.dumps(scene, separators=(",", ":"), ensure_ascii=False)
+        assert len(path.read_text()) < 0.8 * len(plain), path.name
+        assert page_scene(real_site.out / f"{path.stem}.html") == scene  # the page preloads it

@@ -41,6 +41,7 @@ import '../page/print.css';
 import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
+import { unpackScene } from '../figure/page/packed-scene.js';
 import { Sizes } from '../figure/page/sizes.js';
 import { SizesForm } from '../figure/page/sizes-form.js';
 import { keyboardBullets } from '../page/bullets.js';
@@ -65,7 +66,7 @@ async function pageScene() {
     if (source?.localName === 'link') {
       const response = await fetch(source.href); // from the preload (its request is the same: CORS, same-origin)
       if (!response.ok) return [null, `the figure's scene ${source.getAttribute('href')}: HTTP ${response.status}`];
-      return [await response.json(), null, true];
+      return [unpackScene(await response.json()), null, true];
     }
     if (source) return [JSON.parse(source.textContent), null];
   } catch (e) {
