@@ -1,5 +1,5 @@
 """The wheel carries the whole textbook: besides the package, build_py copies the bundled browser runtime
-(web/dist: the entries, KaTeX's CSS, fonts and build-time JS, Pyodide) to kernelviz/bundled/web and the pages to
+(web/dist: the entries, Temml's CSS and font, the build-time JS, Pyodide) to kernelviz/bundled/web and the pages to
 kernelviz/bundled/pages, where kernelviz.site.locations finds them once installed. web/dist is built by node
 (`make setup`, or `cd web && npm ci && node build.mjs`); building a wheel without it is an error that says so.
 An editable install (`pip install -e .`) copies nothing: it uses the checkout's web/dist and pages/ in place.

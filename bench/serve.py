@@ -35,7 +35,7 @@ KINDS = {  # kind -> the file of the site that stands for it
     "json": "assets/pyodide/pyodide-lock.json",
     "svg": "assets/favicon.svg",
     "py": None,  # the first file of assets/py
-    "woff2": None,  # the first KaTeX font
+    "woff2": None,  # the first font of the site (Temml's)
     "wasm": "assets/pyodide/pyodide.asm.wasm",
 }
 TIMEOUT = 10.0
@@ -44,7 +44,7 @@ TIMEOUT = 10.0
 def pick(site, kind):
     if KINDS[kind]:
         return KINDS[kind]
-    pattern = {"py": "assets/py/**/*.py", "woff2": "assets/katex/**/*.woff2"}[kind]
+    pattern = {"py": "assets/py/**/*.py", "woff2": "assets/**/*.woff2"}[kind]
     return str(next(iter(sorted(site.glob(pattern)))).relative_to(site))
 
 

@@ -49,7 +49,8 @@ new browser context (cold cache):
   every timer task until one plays step 1: the time that key was pressed), and a read-only visit (the load, that
   key, a second after the load event): its requests, bytes raw (as on disk) and compressed (each text file gzipped
   as `kernelviz build` precompresses it: site/precompress.py), its HTML raw, and its requests for the editors
-  bundle or under pyodide/. The same for the baseline page. Goals (issue 26): playable within 1.5x of drawn; HTML
+  bundle or under pyodide/, and its HTML's bytes by part (math, figure, CUDA blocks, editors, JSON data, the rest).
+  The same for the baseline page. Goals (issue 26): playable within 1.5x of drawn; HTML
   <= 150 KB raw; a read-only visit <= 300 KB raw and <= 100 KB compressed, with no editors bundle and no Pyodide.
 Targets: ready <= 500 ms median, frame p95 <= 20 ms, own files <= 400 KB gzipped (CodeMirror included);
 Run (warm) -> figure updated <= 150 ms median; figure ready the same with or without Python loading (ratio ~1);
@@ -68,6 +69,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -473,6 +475,59 @@ def visit(browser, url, folder, base, figure):
     return out
 
 
+# The parts of a page's HTML that the per-page report weighs: (name, test on an element's tag and attributes). An
+# element of a part counts whole, with all it holds; what is in no part's element is "rest" (prose, nav, markup).
+HTML_PARTS = (
+    ("math", lambda tag, a: tag == "math" or "katex" in (a.get("class") or "").split()),  # katex: before MathML
+    ("figure", lambda tag, a: a.get("id") == "kv-figure"),
+    ("CUDA blocks", lambda tag, a: tag == "details" and "kv-cuda" in (a.get("class") or "").split()),
+    ("editors", lambda tag, a: "kv-editor" in (a.get("class") or "").split()),
+    ("JSON data", lambda tag, a: tag == "script" and a.get("type") == "application/json"),
+)
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _Parts(HTMLParser):
+    """Characters of each outermost element of a part of HTML_PARTS (see html_parts)."""
+
+    def __init__(self, text):
+        super().__init__(convert_charrefs=False)
+        self.starts = [0]  # the offset of each line
+        for line in text.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+        self.open, self.found = [], []  # [(tag, part or None, start)], [(part, start, end)]
+
+    def at(self):
+        line, column = self.getpos()
+        return self.starts[line - 1] + column
+
+    def handle_starttag(self, tag, attrs):
+        if tag not in VOID:
+            part = next((name for name, test in HTML_PARTS if test(tag, dict(attrs))), None)
+            self.open.append((tag, part, self.at()))
+
+    def handle_endtag(self, tag):
+        for k in range(len(self.open) - 1, -1, -1):
+            if self.open[k][0] == tag:
+                _, part, start = self.open[k]
+                del self.open[k:]
+                if part and not any(p for _, p, _ in self.open):
+                    self.found.append((part, start, self.at() + len(f"</{tag}>")))
+                return
+
+
+def html_parts(file):
+    """{part: bytes} of the HTML page `file`, by HTML_PARTS, and "rest"."""
+    text = Path(file).read_text(encoding="utf-8")
+    parser = _Parts(text)
+    parser.feed(text)
+    out = dict.fromkeys([name for name, _ in HTML_PARTS], 0)
+    for part, start, end in parser.found:
+        out[part] += len(text[start:end].encode())
+    out["rest"] = len(text.encode()) - sum(out.values())
+    return out
+
+
 def per_page(browser, folder, base, loads):
     """{slug: ([visit of the page], [visit of its static baseline])}, `loads` of each, interleaved, for each kernel
     page of the site in `folder` served at `base` (its baseline written beside it)."""
@@ -484,7 +539,7 @@ def per_page(browser, folder, base, loads):
         for _ in range(loads):
             pages.append(visit(browser, f"{base}/{slug}.html", folder, base, figure=True))
             static.append(visit(browser, f"{base}/bench-static-{slug}.html", folder, base, figure=False))
-        out[slug] = (pages, static)
+        out[slug] = (pages, static, html_parts(folder / f"{slug}.html"))
     return out
 
 
@@ -492,7 +547,7 @@ def report_per_page(found, loads):
     goals = PER_PAGE_GOALS
     print(f"per page, {loads} cold read-only visits of each kernel page; baseline: a page of only its static SVG")
     print(f"{'':<36} {'baseline':>12} {'page':>12} {'ratio':>8}")
-    for slug, (pages, static) in found.items():
+    for slug, (pages, static, parts) in found.items():
         print(slug)
         median = statistics.median
         drawn, playable = ([v[k] for v in pages] for k in ("drawn", "playable"))
@@ -503,6 +558,7 @@ def report_per_page(found, loads):
         row("  navigation -> figure playable, max", max(drawn), max(playable), "ms")
         one, base = pages[-1], static[-1]  # (every visit fetches the same files)
         row("  HTML, raw", base["html"] / 1000, one["html"] / 1000, f"KB (goal <= {goals['html_kb']})")
+        print("    of it, KB: " + ", ".join(f"{name} {n / 1000:.1f}" for name, n in parts.items()))
         row("  read-only visit, raw", base["raw"] / 1000, one["raw"] / 1000, f"KB (goal <= {goals['raw_kb']})")
         row("  read-only visit, gzip", base["gzip"] / 1000, one["gzip"] / 1000, f"KB (goal <= {goals['gzip_kb']})")
         row("  read-only visit, requests", base["requests"], one["requests"], "")

@@ -1,9 +1,11 @@
 // Bundles the browser runtime into web/dist, which the site builder copies into every site:
 //   dist/<name>.js        one bundle per web/src/entries/<name>.js (an ES module, minified, self-contained: no
 //                         shared chunks, so a page or the worker starts with one request per bundle, not two)
-//   dist/katex/           KaTeX's stylesheet and fonts (math is rendered at build time; this styles it)
-//   dist/build-time/      what only the site builder runs, never copied into a site: katex.min.js, the same KaTeX
-//                         build, which the builder runs in its embedded V8 (kernelviz/site/katex.py; no node),
+//   dist/temml/           Temml's stylesheet for MathML (the system's math fonts) and its one small font (primes and
+//                         script capitals, fetched only by a page that has them): math is typeset at build time
+//   dist/build-time/      what only the site builder runs, never copied into a site: temml.min.js, Temml's build,
+//                         which the builder runs in its embedded V8 to typeset math as MathML (kernelviz/site/
+//                         mathml.py; no node),
 //                         and check-scene.js, the browser's Scene checker, which the builder runs on each page's
 //                         Scene (kernelviz/site/scenes.py), and render-figure.js, the figure's renderer on a DOM
 //                         shim, which draws the SVG each page opens with (kernelviz/site/figure_svg.py), and
@@ -29,7 +31,9 @@ const modules = join(here, 'node_modules');
 
 function generateValidator() {
   const schema = JSON.parse(readFileSync(join(here, '..', 'kernelviz', 'pie', 'scene.schema.json'), 'utf8'));
-  const ajv = new Ajv2020({ code: { source: true, esm: true }, allErrors: false, strict: false });
+  // inlineRefs: false: each $defs entry is one function, called where it is referred to, not inlined at every
+  // reference (the same checks; the validator, the most of main.js, 73 -> 58 KB minified)
+  const ajv = new Ajv2020({ code: { source: true, esm: true }, allErrors: false, strict: false, inlineRefs: false });
   const validate = ajv.compile(schema);
   mkdirSync(gen, { recursive: true });
   const file = join(gen, 'validate-scene.js');
@@ -42,15 +46,12 @@ const PYODIDE_FILES = ['pyodide.mjs', 'pyodide.asm.mjs', 'pyodide.asm.wasm', 'py
 const pyodideSizes = Object.fromEntries(PYODIDE_FILES.map((f) => [f, statSync(join(modules, 'pyodide', f)).size]));
 
 function copyAssets() {
-  mkdirSync(join(dist, 'katex'), { recursive: true });
-  cpSync(join(modules, 'katex', 'dist', 'katex.min.css'), join(dist, 'katex', 'katex.min.css'));
-  cpSync(join(modules, 'katex', 'LICENSE'), join(dist, 'katex', 'LICENSE')); // MIT: its notice travels with it
-  cpSync(join(modules, 'katex', 'dist', 'fonts'), join(dist, 'katex', 'fonts'), {
-    recursive: true,
-    filter: (src) => !/\.(ttf|woff)$/.test(src), // woff2 is enough for every browser we support
-  });
+  mkdirSync(join(dist, 'temml'), { recursive: true });
+  cpSync(join(modules, 'temml', 'dist', 'Temml-Local.css'), join(dist, 'temml', 'temml.css'));
+  cpSync(join(modules, 'temml', 'dist', 'Temml.woff2'), join(dist, 'temml', 'Temml.woff2'));
+  cpSync(join(modules, 'temml', 'LICENSE'), join(dist, 'temml', 'LICENSE')); // MIT: its notice travels with it
   mkdirSync(join(dist, 'build-time'), { recursive: true });
-  cpSync(join(modules, 'katex', 'dist', 'katex.min.js'), join(dist, 'build-time', 'katex.min.js'));
+  cpSync(join(modules, 'temml', 'dist', 'temml.min.js'), join(dist, 'build-time', 'temml.min.js'));
   mkdirSync(join(dist, 'pyodide'), { recursive: true });
   for (const f of PYODIDE_FILES) cpSync(join(modules, 'pyodide', f), join(dist, 'pyodide', f));
 }

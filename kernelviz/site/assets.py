@@ -1,18 +1,20 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
-their chunks and CSS, KaTeX's CSS and fonts, Pyodide; not ``build-time/``, which only the builder runs), ``site.css``,
-the one stylesheet each page links, and the Python the browser worker runs:
+their chunks and CSS, Temml's CSS for MathML and its font, Pyodide; not ``build-time/``, which only the builder runs),
+``site.css``, the one stylesheet each page links, and the Python the browser worker runs:
 
     assets/page.css                  palette.css, site.css, main.css, in that order (every page)
-    assets/math.css                  KaTeX's CSS (the pages with math)
+    assets/math.css                  Temml's CSS for MathML, then site-math.css (the pages with math)
     assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
     assets/py/kernelviz/__init__.py, glossary.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json,
                                      figlib/*.py
     assets/py/manifest.json          ["kernelviz/__init__.py", ...]  (paths relative to assets/py/)
 
 A page links one stylesheet in its head, so that nothing but its HTML and that one file holds back its first paint
-(the parts stay beside it, for pages that are not the builder's). KaTeX's CSS, half of the whole, is
-``assets/math.css``, which a page with math links in its text, after the title (see render.py): the figure's first
-frame does not wait for it, and the text after it is parsed only once it has come, so no formula shows without it.
+(the parts stay beside it, for pages that are not the builder's). The math's CSS is ``assets/math.css``, which a page
+with math links in its text, after the title (see render.py): the figure's first frame does not wait for it, and the
+text after it is parsed only once it has come, so no formula shows in another font first. The math is MathML, laid out
+by the browser in a math font of the reader's system (site-math.css names them): no font is fetched for it but
+Temml's own small one (9 KB, ``temml/Temml.woff2``: its primes and script capitals), and only by a page that uses them.
 
 Files are hard-linked from web/dist when the file system allows (the Pyodide files are megabytes), else copied.
 """
@@ -28,8 +30,8 @@ from .diagnostics import BuildError
 
 PACKAGE = Path(__file__).resolve().parents[1]  # kernelviz/
 STATIC = Path(__file__).parent / "static"
-REQUIRED = ("main.js", "katex/katex.min.css", "build-time/katex.min.js")
-BUILD_TIME = "build-time"  # what the builder runs (KaTeX's JS), never copied into a site
+REQUIRED = ("main.js", "temml/temml.css", "build-time/temml.min.js")
+BUILD_TIME = "build-time"  # what the builder runs (Temml's JS, ...), never copied into a site
 SETUP = "run `make setup` (or `cd web && npm ci && node build.mjs`)"
 
 
@@ -44,7 +46,7 @@ def check_runtime(web_dist):
 
 
 COMMON_CSS = ("palette.css", "site.css")
-MATH_CSS = ("math.css", ["katex/katex.min.css"])  # (name, parts), as `stylesheet` gives them
+MATH_CSS = ("math.css", ["temml/temml.css", "site-math.css"])  # (name, parts), as `stylesheet` gives them
 # a url() in a part that is relative to the part's own folder (not data:, not absolute, not a fragment)
 RELATIVE_URL = re.compile(r"""url\((['"]?)(?![a-z][a-z0-9+.-]*:|/|#)""", re.I)
 
@@ -60,7 +62,8 @@ def stylesheet(web_dist, scripts=()):
 
 def write_stylesheet(assets, name, parts):
     """Write ``assets/NAME``: the files `parts` (under `assets`) one after another, each url() relative to a part's
-    own folder rewritten relative to assets/ (KaTeX's fonts: ``url(fonts/…)`` in katex/ is ``url(katex/fonts/…)``)."""
+    own folder rewritten relative to assets/ (Temml's font: ``url('Temml.woff2')`` in temml/ is
+    ``url('temml/Temml.woff2')``)."""
     texts = []
     for part in parts:
         folder = Path(part).parent.as_posix()
@@ -72,10 +75,11 @@ def write_stylesheet(assets, name, parts):
 
 
 def copy(web_dist, assets):
-    """Fill `assets` (a new folder): the runtime, site.css, palette.css (made from the palette: site.palette) and
-    the worker's Python with its manifest."""
+    """Fill `assets` (a new folder): the runtime, site.css and site-math.css, palette.css (made from the palette:
+    site.palette) and the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*", BUILD_TIME))
-    shutil.copy2(STATIC / "site.css", assets / "site.css")
+    for name in ("site.css", "site-math.css"):
+        shutil.copy2(STATIC / name, assets / name)
     (assets / "palette.css").write_text(palette.css(), encoding="utf-8")
     manifest = []
     for source in python_files():

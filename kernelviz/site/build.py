@@ -2,7 +2,7 @@
 
     collect pages → parse → figures (run the editors, check and draw the Scene, prerender the sizes: site.figures)
     → resolve (steps, trace numbers and charts, links, CUDA regions, contents, sections)
-    → typeset math (KaTeX, in-process)
+    → math to MathML (Temml, in-process)
     → render, and a page per kernel the pages cite → write, with the assets → check links → strict?
     → precompressed siblings (``kernelviz build``: NAME.gz for static hosts) → publish
 
@@ -21,11 +21,11 @@ from . import (
     assets,
     explorer_drawn,
     figures,
-    katex,
     kernel_pages,
     library_page,
     linkcheck,
     locations,
+    mathml,
     nav,
     pages,
     palette,
@@ -138,11 +138,11 @@ def resolve(site, context):
 
 
 def typeset_math(site, web_dist, diagnostics):
-    """Typeset every formula of the build in one call to KaTeX (in-process, in the embedded V8), with the palette's
-    colours as macros (palette.macros)."""
+    """Typeset every formula of the build to MathML in one call to Temml (in-process, in the embedded V8), with the
+    palette's colours as macros (palette.macros)."""
     found = [(page, math.formulas(page)) for page in site]
     tex = [math.tex_of(t) for _, formulas in found for t, _ in formulas]
-    typeset = katex.typeset(tex, web_dist, macros=palette.macros())
+    typeset = mathml.typeset(tex, web_dist, macros=palette.macros())
     for page, formulas in found:
         math.apply(page, formulas, typeset[: len(formulas)], diagnostics)
         math.check_delimiters(page, diagnostics)

@@ -1,7 +1,7 @@
 """Build warnings, each naming the page file and line, and the error that stops a build.
 
 A warning is something a reader would see as a defect (an unknown step label, a missing CUDA region, a broken link,
-math KaTeX cannot typeset, an editor that fails). ``kernelviz build`` prints them and writes the site anyway; under
+math Temml cannot typeset, an editor that fails). ``kernelviz build`` prints them and writes the site anyway; under
 ``--strict`` any warning fails the build. A ``BuildError`` is a build that cannot go on (no runtime bundle, no node).
 """
 

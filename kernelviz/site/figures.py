@@ -9,15 +9,17 @@ For every page with editors, in four steps over the whole site, it stores on the
    the page's ``failure``;
 3. draw the Scene that can be drawn, at its first step, with the browser's own renderer (``figure_svg``):
    ``drawn``;
-4. prerender the sizes of the page's size form (``prerender``): ``form``, and the scene files returned.
+4. prerender the sizes of the page's size form (``prerender``): ``form``, and the scene files returned, with the
+   Scene the page opens with (``scene_path``, packed: ``scene_file``; the page preloads it, render.py).
 
 The page then shows its figure, or its failure where the figure would be (``render``).
 """
 
+import json
 from dataclasses import dataclass
 
 from ..runner import Source
-from . import figure_svg, prerender, scenes
+from . import figure_svg, prerender, scene_file, scenes
 from .isolated import Job, run_batches
 
 
@@ -47,7 +49,15 @@ def stage(site, web_dist, diagnostics, limits=None):
     for page in site:
         if page.slug in forms:
             page.figure.form = forms[page.slug]
+        if (file := scene_path(page)) is not None:
+            files[file] = json.dumps(scene_file.pack(page.scene), separators=(",", ":"), ensure_ascii=False)
     return files
+
+
+def scene_path(page):
+    """The path in the site of the Scene `page` opens with (``scenes/SLUG.json``, which the page preloads, packed:
+    site.scene_file), or None when it has none (no editors, or they failed)."""
+    return f"scenes/{page.slug}.json" if page.scene is not None and not page.failure else None
 
 
 def run_editors(site, diagnostics, limits=None):

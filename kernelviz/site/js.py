@@ -4,10 +4,10 @@
     js.load(path)                         # evaluate a script once per process (again only when the file changes)
     js.call("kvTypeset", {"items": []})   # call a global function with JSON in, JSON out
 
-Anything the builder runs in JavaScript (KaTeX now; the figure renderer may follow) shares this context, so V8 starts
-once per build or ``kernelviz serve`` session, not once per page or formula. Scripts are classic scripts (not ES
-modules): a UMD bundle sets its global on ``globalThis``. Calls are serialised by a lock (``serve`` rebuilds from
-a watcher thread). No node, no subprocess.
+Anything the builder runs in JavaScript (Temml, the figure renderer, the Scene checker, ...) shares this context, so
+V8 starts once per build or ``kernelviz serve`` session, not once per page or formula. Scripts are classic scripts
+(not ES modules): a UMD bundle sets its global on ``globalThis``. Calls are serialised by a lock (``serve`` rebuilds
+from a watcher thread). No node, no subprocess.
 """
 
 import json

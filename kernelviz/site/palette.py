@@ -5,9 +5,10 @@
   prefers dark and the page is not forced light, under ``@media screen and (prefers-color-scheme: dark)`` for
   ``:root:not([data-theme="light"])``; and a class ``kv-c-NAME`` per colour that colours text with it (what the
   math macros use).
-- KaTeX macros for the prose: ``\\kvNAME{…}`` for each colour whose name is letters only (``\\kvm{m_i}``,
-  ``\\kvl{l_i}``, ``\\kvo{O_i}``, ``\\kvq{Q_i}``, ``\\kvsplit{s}``, …), typeset as ``\\htmlClass{kv-c-NAME}{…}``, so
-  the math follows the theme as the figure does.
+- Math macros for the prose (Temml's: site/mathml.py): ``\\kvNAME{…}`` for each colour whose name is letters only
+  (``\\kvm{m_i}``, ``\\kvl{l_i}``, ``\\kvo{O_i}``, ``\\kvq{Q_i}``, ``\\kvsplit{s}``, …), typeset as
+  ``\\class{kv-c-NAME}{…}`` (the MathML element of what it colours gets the class), so the math follows the theme as
+  the figure does.
 """
 
 import re
@@ -39,5 +40,5 @@ def css(palette=PALETTE):
 
 
 def macros(palette=PALETTE):
-    """{"\\\\kvNAME": "\\\\htmlClass{kv-c-NAME}{#1}"} for each colour whose name is letters only."""
-    return {f"\\kv{name}": f"\\htmlClass{{kv-c-{name}}}{{#1}}" for name in palette if MACRO.match(name)}
+    """{"\\\\kvNAME": "\\\\class{kv-c-NAME}{#1}"} for each colour whose name is letters only."""
+    return {f"\\kv{name}": f"\\class{{kv-c-{name}}}{{#1}}" for name in palette if MACRO.match(name)}

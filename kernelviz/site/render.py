@@ -6,9 +6,8 @@
         data-prerendered>: the figure at its first step, <div class="kv-dock" data-prerendered>: its step list; drawn
         at build time (figure_svg), which the runtime takes over
       </aside>
-      <script type="application/json" id="kv-scene">SCENE</script>  (the Scene of the build-time run, when it ran)
-      <script type="application/json" id="kv-scene-error">"why"</script>  (instead, when the editors failed: the
-                                                             runtime shows it where the figure would be)
+      <script type="application/json" id="kv-scene-error">"why"</script>  (when the editors failed: the runtime
+                                                             shows it where the figure would be)
       <script type="module" async src="assets/main.js">  (the runtime: see below)
       <article class="kv-prose" id="kv-text"> h1, table of sections, prerequisites, the Markdown </article>
     </main>
@@ -16,11 +15,16 @@
                                                            rendered from when opened: extensions/cuda.py)
     <script type="application/json" id="kv-editors">[{"title", "code", "first_line"}, ...]</script>
 
+The Scene of the build-time run is a file of its own, ``scenes/SLUG.json`` (figures.scene_path, packed:
+scene_file.py), preloaded from the head (``<link rel="preload" as="fetch" crossorigin id="kv-scene">``): it arrives
+beside the runtime, not in the document, so the HTML carries only what is shown (the figure is drawn at build time)
+and the text.
+
 The figure comes before the text in the document, so that the browser has parsed it by its first paint (the CSS
-places it beside the text, or docked above it on a narrow screen). Its Scene and the runtime come before the text
-too: the runtime (preloaded from the head, async) runs as soon as it has arrived and the figure is parsed, so the
-figure plays before the text has come (web/src/entries/main.js binds the text once it has). Every link is relative,
-so a site works from any folder.
+places it beside the text, or docked above it on a narrow screen). The runtime comes before the text too
+(preloaded from the head, async): it runs as soon as it has arrived and the figure is parsed, and takes the Scene
+from its preload, so the figure plays before the text has come (web/src/entries/main.js binds the text once it has).
+Every link is relative, so a site works from any folder.
 """
 
 import json
@@ -31,16 +35,17 @@ from urllib.parse import quote
 
 from markdown_it.common.utils import escapeHtml
 
-from . import assets, nav
+from . import assets, figures, nav
 from .extensions import cuda, toc
 
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
 # The site's icon, in the page itself: an icon at a URL is fetched again at every change of the page's URL (each step
 # the figure plays writes its hash).
 ICON = "data:image/svg+xml," + quote((Path(__file__).parent / "static" / "favicon.svg").read_text("utf-8").strip())
-# KaTeX's CSS, linked by the text of a page with math, after its title (see assets.py). Chromium and Safari parse no
-# further until a stylesheet in the body has come; the empty script makes other browsers wait for it too (a script
-# runs only once the stylesheets before it have), so no formula is shown without its CSS.
+# The math's CSS (Temml's and the site's: its fonts), linked by the text of a page with math, after its title (see
+# assets.py). Chromium and Safari parse no further until a stylesheet in the body has come; the empty script makes
+# other browsers wait for it too (a script runs only once the stylesheets before it have), so no formula is shown
+# without its CSS.
 MATH = f'<link rel="stylesheet" href="assets/{assets.MATH_CSS[0]}"><script> </script>'
 
 
@@ -52,11 +57,11 @@ def page_html(page, md, context, stylesheets):
     scripts = "\n".join(
         f'<script type="module" src="assets/{escapeHtml(name)}.js"></script>' for name in page.meta.get("scripts", [])
     )
-    embedded = ""
+    embedded, preload = "", ""
     if page.failure:
         embedded = f'<script type="application/json" id="kv-scene-error">{json_for_html(page.failure)}</script>\n'
-    elif scene is not None:
-        embedded = f'<script type="application/json" id="kv-scene">{json_for_html(scene)}</script>\n'
+    elif (file := figures.scene_path(page)) is not None:
+        preload = f'<link rel="preload" href="{escapeHtml(file)}" as="fetch" crossorigin id="kv-scene">\n'
     data = ""
     if (source := cuda.source_data(page)) is not None:
         data += f'<script type="application/json" id="kv-cuda-source">{json_for_html(source)}</script>\n'
@@ -76,6 +81,7 @@ def page_html(page, md, context, stylesheets):
         skip=skip_link(page),
         figure=figure_html(page),
         scene=embedded,
+        preload=preload,
         data=data,
     )
 
@@ -96,13 +102,14 @@ def plain_page_html(slug, title, body, context, stylesheets):
         skip=skip_link(SimpleNamespace(editors=[])),
         figure="",
         scene="",
+        preload="",
         data="",
     )
 
 
 def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
     """The template filled with what every page has: the icon, its title and slug, the stylesheets its head links,
-    its text (`toc`, `prerequisites`, `body`: HTML) with KaTeX's CSS linked when the text has a formula, and `parts`,
+    its text (`toc`, `prerequisites`, `body`: HTML) with the math's CSS linked when the text has a formula, and `parts`,
     the template's other fields."""
     text = (toc, prerequisites, body)
     return TEMPLATE.substitute(
@@ -110,7 +117,7 @@ def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
         title=escapeHtml(title),
         slug=escapeHtml(slug),
         stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
-        math=MATH if any('class="katex' in part for part in text) else "",
+        math=MATH if any("<math" in part for part in text) else "",
         toc=toc,
         prerequisites=prerequisites,
         body=body,

@@ -106,7 +106,7 @@ def harness(dest):
     """Write the harness into `dest`: index.html at N=8, Br=Bc=4, and the prerendered scenes. Returns `dest`."""
     dest = Path(dest)
     (dest / "assets").mkdir(parents=True, exist_ok=True)
-    for name in ("main.js", "main.css"):
+    for name in ("main.js", "main.css", "scene-check.js"):
         shutil.copy(DIST / name, dest / "assets" / name)
     (dest / "assets" / "palette.css").write_text(palette.css())
     (dest / "scenes").mkdir(exist_ok=True)

@@ -12,6 +12,7 @@ import pytest
 from python_intent import start_python
 
 from kernelviz.runner import Source, run
+from kernelviz.site.scene_file import unpack
 from tests.pages.test_pages_softmax_fa1 import check_panel, panel_numbers
 
 SLUGS = ("online-softmax", "flash-attention-1")
@@ -24,6 +25,9 @@ def open_page(page, url):
 
 
 def embedded(page, script_id):
+    """The JSON of the page's element `script_id`: inline, or the file a <link> preloads (the page's Scene)."""
+    if page.locator(f"link#{script_id}").count():  # (unpacked here, in Python: scene_file.unpack)
+        return unpack(page.evaluate(f"fetch(document.getElementById('{script_id}').href).then((r) => r.json())"))
     return json.loads(page.locator(f"#{script_id}").text_content())
 
 

@@ -2,16 +2,16 @@
 embedded, for every page of the site that has editors. The site is built from pages/ by `kernelviz build`."""
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from python_intent import start_python
 
+from tests.site.page_scene import page_scene
+
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p.stem for p in (ROOT / "pages").glob("*.md") if "```pie" in p.read_text(encoding="utf-8"))
 PYTHON_READY_MS = 60_000
-EMBEDDED = re.compile(r'<script type="application/json" id="kv-scene">(.*?)</script>', re.S)
 
 
 @pytest.fixture(scope="module")
@@ -33,10 +33,8 @@ def tab(shared_page):
 
 
 def embedded_scene(path):
-    """The Scene in the page's HTML, read from the file (not from the browser)."""
-    match = EMBEDDED.search(path.read_text(encoding="utf-8"))
-    assert match, f"{path.name} embeds no Scene"
-    return json.loads(match.group(1))
+    """The Scene the page preloads, read from the built site (not from the browser)."""
+    return page_scene(path)
 
 
 @pytest.mark.parametrize("name", PAGES or [pytest.param("none", marks=pytest.mark.skip("no page has editors yet"))])

@@ -26,18 +26,20 @@ def failing_site(tmp_path_factory, serve_dir):
     (root / "pages" / "fails.md").write_text(FAILING)
     (root / "pages" / "nulled.md").write_text(DRAWS)
     build(root / "pages", root / "site", log=None, limits=Limits(seconds=10))
-    nulled = root / "site" / "nulled.html"
-    text = nulled.read_text()
-    start = text.index('<script type="application/json" id="kv-scene">') + len(
-        '<script type="application/json" id="kv-scene">'
+    (root / "site" / "scenes" / "nulled.json").write_text("null")  # the Scene the page preloads
+    (root / "site" / "lost.html").write_text(
+        (root / "site" / "nulled.html").read_text().replace("nulled.json", "lost.json")
     )
-    nulled.write_text(text[:start] + "null" + text[text.index("</script>", start) :])
     return serve_dir(root / "site")
 
 
 @pytest.mark.parametrize(
     "name, said",
-    [("fails", "editor 1 (Kernel) failed: ValueError: no tile 7"), ("nulled", "the scene must be object")],
+    [
+        ("fails", "editor 1 (Kernel) failed: ValueError: no tile 7"),
+        ("nulled", "the scene must be object"),
+        ("lost", "the figure's scene scenes/lost.json: HTTP 404"),  # its preload finds no file
+    ],
 )
 def test_the_figure_shows_why_it_cannot_be_drawn(page, failing_site, name, said):
     page.goto(f"{failing_site}/{name}.html")

@@ -130,7 +130,7 @@ def build_harness(dest):
     dest = Path(dest)
     assets = dest / "assets"
     assets.mkdir(parents=True, exist_ok=True)
-    for name in ("main.js", "main.css"):
+    for name in ("main.js", "main.css", "scene-check.js"):
         shutil.copy(DIST / name, assets / name)
     (assets / "palette.css").write_text(palette.css())
     (assets / "editors.js").write_text(STUB_EDITORS)

@@ -128,19 +128,20 @@ def test_the_figure_paints_first_and_the_text_a_frame_later(browser, no_script_p
     assert no_script_page.locator("#kv-text h1").is_visible()
 
 
-# Before any script: when the first formula enters the document, how many rules KaTeX's stylesheet had by then.
+# Before any script: when the first formula enters the document, the last rule of the math's stylesheet by then (the
+# site's math fonts: site-math.css, after Temml's CSS), or '' without the stylesheet.
 FIRST_FORMULA = """window.__formula = null;
 new MutationObserver((records, observer) => {
-  if (!document.querySelector('.katex')) return;
+  if (!document.querySelector('#kv-text math')) return;
   const sheet = [...document.styleSheets].find((s) => s.href && s.href.endsWith('/assets/math.css'));
-  window.__formula = { rules: sheet ? sheet.cssRules.length : 0 };
+  window.__formula = { last: sheet && sheet.cssRules.length ? sheet.cssRules[sheet.cssRules.length - 1].cssText : '' };
   observer.disconnect();
 }).observe(document, { childList: true, subtree: true });"""
 
 
 def test_the_figure_does_not_wait_for_the_maths_stylesheet_and_no_formula_comes_before_it(browser, site_url):
-    """KaTeX's CSS (half of the CSS) is linked by the text, not the head: held back by the test, it holds back
-    neither the figure nor its frames, and the text after it is parsed only once it has come."""
+    """The math's CSS (Temml's and the site's math fonts) is linked by the text, not the head: held back by the test,
+    it holds back neither the figure nor its frames, and the text after it is parsed only once it has come."""
     context = browser.new_context(viewport=SCREENS["laptop"])
     context.add_init_script(FRAMES)
     context.add_init_script(FIRST_FORMULA)
@@ -149,11 +150,11 @@ def test_the_figure_does_not_wait_for_the_maths_stylesheet_and_no_formula_comes_
     page = without_python(context.new_page())
     page.goto(f"{site_url}/flash-attention-2.html", wait_until="commit")
     page.wait_for_function("window.__frames.length >= 10")
-    assert len(held) == 1, "the page asks for KaTeX's stylesheet"
+    assert len(held) == 1, "the page asks for the math's stylesheet"
     assert page.evaluate("window.__frames")[0][0], "the figure is in the first frame"
     assert page.locator("#kv-text h1").is_visible()  # the title comes before the link
-    assert page.evaluate("window.__formula") is None, "no formula while KaTeX's stylesheet is held back"
+    assert page.evaluate("window.__formula") is None, "no formula while the math's stylesheet is held back"
     held[0].continue_()
     page.wait_for_function("window.__formula !== null")
-    assert page.evaluate("window.__formula")["rules"] > 100  # the first formula came with the stylesheet applied
+    assert "Latin Modern Math" in page.evaluate("window.__formula")["last"]  # the first formula came with its fonts
     context.close()

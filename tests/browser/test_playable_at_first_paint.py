@@ -79,10 +79,14 @@ def test_a_key_press_plays_a_step_before_the_text_has_come(page, holding, slug):
     page.wait_for_function("window.kernelviz.step() === 1", timeout=5_000)
     page.locator("#kv-figure .kv-next").click()
     page.wait_for_function("window.kernelviz.step() === 2", timeout=5_000)
+    checker = [u for u in page.requested if u.endswith("/assets/scene-check.js")]
+    assert checker == [], "the page's own Scene, checked at build time, is drawn without the scene checker"
+    assert [u for u in page.requested if u.endswith(f"/scenes/{slug}.json")], "the Scene is the file the head preloads"
     other = page.evaluate(OTHER_SIZE)  # a size drawn in advance, picked in the form: the figure redraws at it
     assert other, "no other size drawn in advance"
     page.locator(f"form.kv-sizes input[name={other['name']}]").fill(str(other["value"]))
     page.wait_for_function("(k) => document.querySelector('form.kv-sizes').dataset.applied === k", arg=other["key"])
+    assert len([u for u in page.requested if u.endswith("/assets/scene-check.js")]) == 1  # checked: not the page's
     assert page.evaluate("document.readyState") == "loading"
     release.set()
     page.wait_for_function("performance.getEntriesByName('kv:text-bound').length > 0", timeout=20_000)

@@ -256,6 +256,8 @@ def test_the_canvas_settings_are_folded_at_first_and_stay_as_the_reader_leaves_t
     settings = open_figure("flash-decoding")  # remembered: open on the next page
     assert settings.evaluate("(d) => d.open") and pg.locator("#kv-figure input[name=unit]").is_visible()
     settings.locator("summary").click()
+    # (the details' toggle event, which stores the state, is a task of its own: the next page is opened after it)
+    pg.wait_for_function("localStorage.getItem('kv-canvas-settings') === 'folded'")
     assert not open_figure("flash-attention-2").evaluate("(d) => d.open")  # and folded once folded
     context.close()
 

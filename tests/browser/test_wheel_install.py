@@ -95,7 +95,7 @@ def test_build_writes_the_whole_textbook_with_no_node(fresh):
         assert (site_dir / f"{slug}.html").is_file(), slug
     assert (site_dir / "assets" / "pyodide" / "pyodide.asm.wasm").is_file()
     assert not (site_dir / "assets" / "build-time").exists()
-    assert 'class="katex"' in (site_dir / "flash-attention-2.html").read_text(encoding="utf-8")
+    assert '<math display="block"' in (site_dir / "flash-attention-2.html").read_text(encoding="utf-8")
 
 
 def test_build_of_a_readers_own_pages(fresh):
@@ -104,7 +104,7 @@ def test_build_of_a_readers_own_pages(fresh):
     mine.mkdir()
     (mine / "index.md").write_text("---\ntitle: Mine\n---\n\nThe mean is $\\bar x = \\frac{1}{n}\\sum_i x_i$.\n")
     kernelviz(fresh, "build", "--strict", "--pages", "mine", "--out", "my-site")
-    assert 'class="katex"' in (cwd / "my-site" / "index.html").read_text(encoding="utf-8")
+    assert "<math" in (cwd / "my-site" / "index.html").read_text(encoding="utf-8")
     missing = kernelviz(fresh, "build", "--pages", "nowhere", "--out", "x", check=False)
     assert missing.returncode != 0 and str(cwd / "nowhere") in missing.stderr
 
@@ -130,7 +130,7 @@ def test_serve_serves_flash_attention_2_with_math_and_figure(fresh, page, outsid
             pytest.fail("kernelviz serve ended without serving:\n" + "".join(said))
         page.goto(f"{found.group(1)}/flash-attention-2.html", wait_until="load")
         page.wait_for_selector("#kv-figure svg:not([data-prerendered])", timeout=15_000)
-        assert page.locator(".katex").count() > 10
+        assert page.locator("#kv-text math").count() > 10
         assert page.locator("#kv-figure svg rect").count() > 0
         assert outside_requests(page) == []
         assert page.errors == []

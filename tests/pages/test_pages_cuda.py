@@ -17,18 +17,21 @@ import pytest
 from kernelviz.cuda import compile, kernels, nvrtc, regions, scope
 from kernelviz.site import build as site_build
 from kernelviz.site import cuda_render
+from kernelviz.site.scene_file import unpack
 from tests.pages.opened_blocks import blocks
+from tests.site.page_scene import scene_file
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
-    """{output file: HTML} of the real pages built against the real runtime bundle."""
+    """{output file: HTML} of the real pages built against the real runtime bundle, and {scenes/SLUG.json: JSON} of
+    the Scenes they open with."""
     out = tmp_path_factory.mktemp("cuda-pages") / "site"
     result = site_build.build(ROOT / "pages", out, log=None)
     assert [str(w) for w in result.warnings] == []
-    return {p.name: p.read_text() for p in out.glob("*.html")}
+    return {p.relative_to(out).as_posix(): p.read_text() for p in [*out.glob("*.html"), *out.glob("scenes/*.json")]}
 
 
 def code_text(inner):
@@ -87,8 +90,8 @@ def test_the_whole_kernel_pages_hold_every_line_and_the_compilers_report(site):
         assert names == set(compile.instances(kernel)), kernel
 
 
-def step_list(page_html):
-    scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', page_html).group(1))
+def step_list(page_html, site):
+    scene = unpack(json.loads(site[scene_file(page_html)]))
     return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
 
 
@@ -97,7 +100,7 @@ def step_list(page_html):
 )
 def test_every_step_of_every_kernel_page_has_its_cuda_block_with_its_own_indices(site, slug):
     page = site[f"{slug}.html"]
-    steps = step_list(page)
+    steps = step_list(page, site)
     bound = {int(a["data-step"]): (a, inner) for a, inner in blocks(page) if "data-step" in a}
     assert sorted(bound) == list(range(1, len(steps))), "one block per step of the figure (step 0 is the start)"
     for k, (attrs, inner) in bound.items():

@@ -24,6 +24,7 @@ import yaml
 from kernelviz.attention import formulas
 from tests.attention.grid_ticks import expected_schedule, flat, per_block
 from tests.pages.kernel_pages import Page as KernelPage
+from tests.site.page_scene import page_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = ROOT / "pages"
@@ -50,21 +51,22 @@ def with_front(text, front):
 
 @pytest.fixture(scope="module")
 def stand_in_runtime(tmp_path_factory):
-    """web/dist stand-in (main.js, KaTeX's CSS, the softmax-panel and roofline entries) with the real build-time
-    scripts (KaTeX, which typesets the math, the Scene checker, the roofline's drawing)."""
+    """web/dist stand-in (main.js, Temml's CSS, the softmax-panel and roofline entries) with the real build-time
+    scripts (Temml, which typesets the math, the Scene checker, the roofline's drawing)."""
     from kernelviz.site.build import WEB_DIST
 
     dist = tmp_path_factory.mktemp("web") / "dist"
-    for name in ("main.js", "softmax-panel.js", "roofline.js", "katex/katex.min.css"):
+    for name in ("main.js", "softmax-panel.js", "roofline.js", "temml/temml.css"):
         (dist / name).parent.mkdir(parents=True, exist_ok=True)
         (dist / name).write_text("/* stand-in */\n")
-    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")  # KaTeX and the Scene checker, which the build runs
+    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")  # Temml and the Scene checker, which the build runs
     return dist
 
 
 @pytest.fixture(scope="module")
 def build_pages(tmp_path_factory, stand_in_runtime):
-    """build_pages({slug: source}) -> {slug: built HTML}: the two pages (or changed copies), strict."""
+    """build_pages({slug: source}) -> {slug: built HTML}: the two pages (or changed copies), strict; its `scenes`
+    are {slug: the Scene the page opens with} (the file it preloads)."""
     from kernelviz.site.build import build
 
     def build_them(sources=None):
@@ -76,7 +78,9 @@ def build_pages(tmp_path_factory, stand_in_runtime):
             (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\nnav: {nav}\n---\n\nA stand-in.\n")
         out = folder.parent / f"{folder.name}-site"
         build(folder, out, strict=True, web_dist=stand_in_runtime, log=None)
-        return {slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources}
+        built = Built({slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources})
+        built.scenes = {slug: page_scene(out / f"{slug}.html") for slug in sources}
+        return built
 
     return build_them
 
@@ -84,6 +88,12 @@ def build_pages(tmp_path_factory, stand_in_runtime):
 @pytest.fixture(scope="module")
 def built(build_pages):
     return build_pages()
+
+
+class Built(dict):
+    """{slug: built HTML}, with `scenes`: {slug: Scene}."""
+
+    scenes: dict
 
 
 def embedded(html_text, script_id):
@@ -109,7 +119,7 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
     source = (PAGES / f"{slug}.md").read_text(encoding="utf-8")
     page = built[slug]
     assert f'<body data-page="{slug}">' in page
-    scene = validate_scene(embedded(page, "kv-scene"))
+    scene = validate_scene(built.scenes[slug])
     labels = step_labels(scene)
     assert len(labels) == len(set(labels)) > 10, "a step list with unique labels"
     assert [e["title"] for e in embedded(page, "kv-editors")] == ["Drawing helpers", "The kernel"]
@@ -123,7 +133,7 @@ def test_page_builds_strict_with_its_figure_editors_and_bound_bullets(built, slu
 
 def test_fa1_page_has_a_cuda_block_per_step_from_every_region(built):
     page = built["flash-attention-1"]
-    keys = step_labels(embedded(page, "kv-scene"), "key")
+    keys = step_labels(built.scenes["flash-attention-1"], "key")
     blocks = re.findall(
         r'<details class="kv-cuda" data-step="(\d+)"(?: data-step-key="[^"]*")?(?: data-step-label="[^"]*")? '
         r'data-cite="fa1\.cu#(\w+)"',

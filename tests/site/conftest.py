@@ -25,7 +25,7 @@ __global__ void k(float* x) {
 @pytest.fixture(scope="session")
 def fake_dist(tmp_path_factory):
     """A stand-in for web/dist: the files a site needs, an `explorer` entry with its CSS, and the editors' bundle
-    (editors.js links its own editors.css), with the real KaTeX build and Scene checker that the builder runs."""
+    (editors.js links its own editors.css), with the real Temml build and Scene checker that the builder runs."""
     dist = tmp_path_factory.mktemp("dist")
     for name, text in {
         "main.js": "export {};\n",
@@ -34,7 +34,7 @@ def fake_dist(tmp_path_factory):
         "explorer.css": ".kvx{}\n",
         "editors.js": "export {};\n",
         "editors.css": ".kv-editor-bar{}\n",
-        "katex/katex.min.css": ".katex{}\n",
+        "temml/temml.css": "math{}\n",
         "chunks/c-1.js": "export {};\n",
     }.items():
         (dist / name).parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,7 @@ from kernelviz.cuda import regions
 from kernelviz.site.build import build
 from kernelviz.site.diagnostics import BuildError
 from tests.pages import opened_blocks
+from tests.site.page_scene import page_scene
 
 
 def page(body, front="title: A page"):
@@ -38,7 +39,7 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<script type="module" async src="assets/main.js"></script>' in text  # after the figure, before the text
     assert text.index('async src="assets/main.js"') < text.index('<article class="kv-prose"')
     assert stylesheets(text) == ["assets/page.css"]  # one stylesheet: nothing else holds back the first paint
-    assert parts_of(out / "assets/page.css") == ["palette.css", "site.css", "main.css"]  # KaTeX's: math.css
+    assert parts_of(out / "assets/page.css") == ["palette.css", "site.css", "main.css"]  # the math's: math.css
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
 
 
@@ -54,33 +55,37 @@ def parts_of(sheet):
 
 
 def test_the_stylesheet_finds_the_fonts_of_the_parts_in_folders(build_site, fake_dist):
-    (fake_dist / "katex/katex.min.css").write_text(
+    (fake_dist / "temml/temml.css").write_text(
         '@font-face{src:url(fonts/A.woff2) format("woff2"),url("fonts/B.woff2")}.x{background:url(data:,)}'
         ".y{background:url(/abs.png)}.z{background:url(https://example.org/c.png)}\n"
     )
     _, out = build_site({"a.md": page("A.\n")})
     text = (out / "assets/math.css").read_text()
-    assert 'url(katex/fonts/A.woff2) format("woff2"),url("katex/fonts/B.woff2")' in text
+    assert 'url(temml/fonts/A.woff2) format("woff2"),url("temml/fonts/B.woff2")' in text
     assert "url(data:,)" in text and "url(/abs.png)" in text and "url(https://example.org/c.png)" in text
 
 
-def test_a_page_with_math_links_katexs_css_in_its_text_after_the_title(build_site):
+def test_a_page_with_math_links_the_maths_css_in_its_text_after_the_title(build_site):
     _, out = build_site({"m.md": page("# Title\n\nFine $x$.\n"), "plain.md": page("No formula.\n")})
     text = (out / "m.html").read_text()
     assert stylesheets(text) == ["assets/page.css", "assets/math.css"]
     head, body = text.split("<body", 1)
     assert "math.css" not in head  # the first paint does not wait for it
     link = body.index('href="assets/math.css"')
-    assert body.index("<h1>") < link < body.index('class="katex')  # the title shows without it; no formula does
-    assert parts_of(out / "assets/math.css") == ["katex/katex.min.css"]
+    assert body.index("<h1>") < link < body.index("<math")  # the title shows without it; no formula does
+    assert parts_of(out / "assets/math.css") == ["temml/temml.css", "site-math.css"]
     assert stylesheets((out / "plain.html").read_text()) == ["assets/page.css"]
 
 
-def test_editors_run_and_the_scene_is_embedded(build_site, figure_md, line, validate_scene):
+def test_editors_run_and_the_scene_is_a_file_the_page_preloads(build_site, figure_md, line, validate_scene):
     source = page("Intro.\n" + figure_md)
     result, out = build_site({"fig.md": source})
     text = (out / "fig.html").read_text()
-    scene = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', text).group(1))
+    head = text.split("<body", 1)[0]
+    assert '<link rel="preload" href="scenes/fig.json" as="fetch" crossorigin id="kv-scene">' in head
+    assert head.index('href="scenes/fig.json"') < head.index('rel="modulepreload"')  # asked for with the runtime
+    assert '"nodes"' not in text  # the Scene is not in the HTML
+    scene = page_scene(out / "fig.html")
     validate_scene(scene)
     assert [s["label"] for s in scene["nodes"][-1]["steps"]] == ["start", "load Q0", "load K0"]
     assert '<main class="kv-page" id="kv-main" data-canvas-side="right">' in text
@@ -197,29 +202,35 @@ def test_a_missing_region_or_file_is_a_warning(build_site, line):
     assert 'class="kv-code kv-missing"' in (out / "c.html").read_text()
 
 
-def test_katex_is_prerendered_with_textcolor(build_site):
-    body = r"Carry $\textcolor{#1d4ed8}{m_i}$ along." + "\n\n$$\n\\frac{a}{b} = \\textcolor{#047857}{d'_i}\n$$\n"
+def test_math_is_prerendered_as_mathml_with_textcolor_and_the_palettes_classes(build_site):
+    body = (
+        r"Carry $\textcolor{#1d4ed8}{m_i}$ and $\kvq{Q_i}$ along."
+        + "\n\n$$\n\\frac{a}{b} = \\textcolor{#047857}{d'_i}\n$$\n"
+    )
     result, out = build_site({"m.md": page(body)})
     text = (out / "m.html").read_text()
     assert result.warnings == []
-    assert text.count('class="katex"') == 2 and text.count('class="katex-display"') == 1
+    assert text.count("<math") == 3 and text.count('<math display="block"') == 1
+    assert 'class="kv-math"><math display="block"' in text  # a display formula is a block of its own
     assert "color:#1d4ed8" in text and "color:#047857" in text
-    assert '<span class="mfrac">' in text  # typeset, not the source
+    assert '<msub class="kv-c-q"><mi>Q</mi><mi>i</mi></msub>' in text  # the palette's macro: its colour's class
+    assert "<mfrac><mi>a</mi><mi>b</mi></mfrac>" in text  # typeset, not the source
+    assert "katex" not in text  # no KaTeX left: no classes, no stylesheet, no fonts
     assert "$" not in text_of(re.search(r"<article.*</article>", text, re.S).group(0))
 
 
-def test_a_katex_error_is_a_warning_naming_file_and_line(build_site, line):
+def test_a_math_error_is_a_warning_naming_file_and_line(build_site, line):
     source = page("Fine $x$.\n\nThen a\nbroken $\\frac{a$ formula.\n")
     result, out = build_site({"k.md": source})
     (w,) = result.warnings
     assert w.file.endswith("k.md") and w.line == line(source, "broken")
-    assert "KaTeX" in w.message
+    assert "cannot typeset $\\frac{a$: Temml parse error" in w.message
     assert '<code class="kv-math-error">\\frac{a</code>' in (out / "k.html").read_text()
 
 
 def test_prices_are_not_math(build_site):
     _, out = build_site({"p.md": page("It costs $5 and $10 today.\n")})
-    assert "katex" not in (out / "p.html").read_text().split("<article", 1)[1]
+    assert "<math" not in (out / "p.html").read_text().split("<article", 1)[1]
 
 
 def test_links_between_pages_are_rewritten_and_checked(build_site, line):
@@ -351,11 +362,11 @@ def test_a_folder_not_written_by_the_builder_is_never_replaced(build_site, tmp_p
     assert (mine / "notes.txt").read_text() == "keep me"
 
 
-def test_katex_strict_mode_complaints_are_warnings(build_site, line):
+def test_math_strict_mode_complaints_are_warnings(build_site, line):
     source = page("Fine $x$,\nthen $é$.\n")
     result, _ = build_site({"u.md": source})
     (w,) = result.warnings
-    assert w.line == line(source, "$é$") and "unicodeTextInMathMode" in w.message
+    assert w.line == line(source, "$é$") and "strict mode" in w.message and 'character "é"' in w.message
 
 
 def test_a_cuda_block_cannot_cite_a_file_outside_the_kernels_folder(build_site, cuda_dir, line):

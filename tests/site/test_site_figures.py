@@ -1,8 +1,9 @@
 """The figures stage (site.figures): each page with editors gets one declared result, a Figure, and nothing else."""
 
 import dataclasses
+import json
 
-from kernelviz.site import figures, pages
+from kernelviz.site import figures, pages, scene_file
 from kernelviz.site.diagnostics import Diagnostics
 from kernelviz.site.markdown import markdown
 from tests.site.test_site_build import page
@@ -28,7 +29,10 @@ def test_each_page_gets_a_figure_and_no_other_attribute(tmp_path, fake_dist, fig
     assert isinstance(a.figure, figures.Figure) and a.run.ok and a.failure is None and a.figure.form == ""
     assert a.figure.drawn.svg.startswith("<svg") and "kv-dock" in a.figure.drawn.dock
     assert k.figure.form.startswith('<form class="kv-sizes" data-scenes="scenes/k/"') and k.figure.drawn is not None
-    assert sorted(files) and all(name.startswith("scenes/k/") for name in files)
+    # the size form's scenes, and the Scene each page with a figure opens with (which it preloads); none for b's
+    assert {"scenes/a.json", "scenes/k.json"} < set(files) and "scenes/b.json" not in files
+    assert all(name.startswith("scenes/k/") for name in set(files) - {"scenes/a.json", "scenes/k.json"})
+    assert scene_file.unpack(json.loads(files["scenes/a.json"])) == a.scene and figures.scene_path(b) is None
     assert b.figure.drawn is None and "editor 1 (Oops) failed: ValueError: no" in b.failure
     assert [w.message for w in diagnostics.warnings] == ["editor 1 (Oops) failed: ValueError: no"]
     assert t.figure is None and t.run is None and t.failure is None and t.scene is None

@@ -11,6 +11,7 @@ import yaml
 
 from kernelviz.runner import Source, run
 from kernelviz.site import prerender
+from tests.site.page_scene import page_scene
 from tests.site.test_site_build import page
 
 KERNEL = """\
@@ -74,8 +75,7 @@ def test_the_form_and_the_scene_files_are_what_the_runner_draws(build_site, scen
     want = ["N4-Bc2"] + [f"N{n}-Bc{b}" for n in (1, 2, 4, 5) for b in (2, 3) if (n, b) != (4, 2)]
     assert listed == want
     assert sorted(p.stem for p in (out / "scenes" / "k").glob("*.json")) == sorted(want)
-    embedded = json.loads(re.search(r'<script type="application/json" id="kv-scene">(.*?)</script>', html).group(1))
-    assert json.loads((out / "scenes/k/N4-Bc2.json").read_text()) == embedded
+    assert json.loads((out / "scenes/k/N4-Bc2.json").read_text()) == page_scene(out / "k.html")
     for n, b in ((5, 3), (1, 2)):
         drawn = run([Source(KERNEL, "k.md")], sizes={"N": n, "Bc": b}).scene
         assert json.loads((out / f"scenes/k/N{n}-Bc{b}.json").read_text()) == drawn
@@ -93,7 +93,7 @@ def test_front_matter_that_disagrees_with_the_kernel_is_a_warning(build_site, sc
     result, out = build_site({"k.md": kernel_page("sizes: {N: [1, 5], Br: [1, 3]}\n")})
     (warning,) = result.warnings
     assert "front matter sizes: names N, Br, but the kernel's sizes() names N, Bc" in warning.message
-    assert 'class="kv-sizes"' not in (out / "k.html").read_text() and not (out / "scenes").exists()
+    assert 'class="kv-sizes"' not in (out / "k.html").read_text() and not (out / "scenes" / "k").exists()
     result, _ = build_site({"k.md": kernel_page("sizes: {N: [5, 9], Bc: [1, 3]}\n")})
     assert "N must be [min, max], whole numbers >= 1 around the kernel's N = 4" in result.warnings[0].message
 

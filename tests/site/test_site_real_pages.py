@@ -1,15 +1,17 @@
 """Every page in pages/ builds in strict mode, and every editor block on every page runs and draws a valid Scene."""
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
 from kernelviz.site import build as site_build
-from kernelviz.site import figures, pages
+from kernelviz.site import figures, pages, scene_file
 from kernelviz.site.diagnostics import BuildError, Diagnostics
 from kernelviz.site.markdown import markdown
 from tests.pages.kernel_pages import KERNEL_PAGES
+from tests.site.page_scene import page_scene
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted((ROOT / "pages").glob("*.md"))
@@ -43,7 +45,8 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
     """Each page links one stylesheet in its head: the palette's, site.css and main.css, then the CSS of the entries
     its front matter loads (the overview: explorer.css) or its {{ roofline }} does; none holds editors.css
     (editors.js links it when it loads).
-    KaTeX's CSS is math.css, which a page with math links in its text. Every font it names is in the site."""
+    The math's CSS is math.css, which a page with math links in its text: Temml's and the site's, and the one font
+    it names (Temml's, for script capitals) is in the site; nothing of KaTeX is left."""
 
     def sheet(slug):
         head = (real_site.out / f"{slug}.html").read_text().split("<body", 1)[0]
@@ -56,8 +59,11 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
     assert sheet("index") == ("page.css", common)
     assert sheet("flash-attention-2") == ("page-roofline.css", [*common, "roofline.css"])  # editors, {{ roofline }}
     assert all('href="assets/math.css"' in (real_site.out / f"{slug}.html").read_text() for slug in KERNEL_PAGES)
-    fonts = re.findall(r"url\((katex/fonts/[^)]+\.woff2)\)", (real_site.out / "assets/math.css").read_text())
-    assert len(fonts) == 20 and all((real_site.out / "assets" / font).is_file() for font in fonts)
+    math_css = (real_site.out / "assets/math.css").read_text()
+    fonts = re.findall(r"url\(['\"]?([^)'\"]+\.woff2)['\"]?\)", math_css)
+    assert fonts == ["temml/Temml.woff2"] and (real_site.out / "assets" / fonts[0]).is_file()
+    assert not (real_site.out / "assets" / "katex").exists()
+    assert not any("katex" in (real_site.out / f"{slug}.html").read_text().lower() for slug in KERNEL_PAGES)
 
 
 @pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
@@ -71,3 +77,16 @@ def test_every_editor_block_runs(path, validate_scene):
     validate_scene(page.run.scene)
     if any(node["kind"] == "step_list" for node in page.run.scene["nodes"]):
         assert page.steps(), "a step list without labels"
+
+
+def test_packed_and_unpacked_every_real_scene_is_itself_and_a_third_smaller(real_site):
+    scenes = sorted((real_site.out / "scenes").glob("*.json"))
+    assert len(scenes) >= 6  # one a kernel page
+    for path in scenes:
+        packed = json.loads(path.read_text())
+        assert packed["packedScene"] == 1
+        scene = scene_file.unpack(packed)
+        assert scene_file.pack(scene) == packed  # the file is what pack makes of what it unpacks to
+        plain = json.dumps(scene, separators=(",", ":"), ensure_ascii=False)
+        assert len(path.read_text()) < 0.8 * len(plain), path.name
+        assert page_scene(real_site.out / f"{path.stem}.html") == scene  # the page preloads it

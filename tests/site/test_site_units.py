@@ -1,11 +1,14 @@
 """The small parts of the site builder on their own: fence info strings, link rewriting, the nav, JSON in HTML,
-number formatting, line numbers of inline tokens."""
+number formatting, line numbers of inline tokens, lean highlighting."""
 
+import html as html_module
 import json
+import re
+from pathlib import Path
 
 import pytest
 
-from kernelviz.site import nav, render
+from kernelviz.site import highlight, nav, render
 from kernelviz.site.extensions import fence_info, links, trace
 from kernelviz.site.markdown import markdown
 from kernelviz.site.pages import Page
@@ -82,10 +85,25 @@ def test_inline_tokens_know_their_line():
     assert lines == {"link_open": 6, "kv_trace": 7}
 
 
+def test_python_is_highlighted_lean_with_the_same_text_and_the_same_colours():
+    """Only spans of the classes site.css colours are kept; the text is the code's, and each coloured token keeps its
+    span (against Pygments' own full output)."""
+    code = (Path(highlight.__file__).parents[1] / "figlib" / "layout.py").read_text()
+    lean, full = highlight.python(code), highlight._html(code, highlight.PythonLexer)
+    assert html_module.unescape(re.sub(r"<[^>]+>", "", lean)) == code.removesuffix("\n")  # (as before: no last newline)
+    kept = re.findall(r'<span class="([\w-]+)">', lean)
+    assert kept and set(kept) <= highlight.COLOURED
+    coloured = [m for m in re.findall(r'<span class="([\w-]+)">', full) if m in highlight.COLOURED]
+    assert kept == coloured  # every coloured token, in order
+    assert len(lean) < 0.7 * len(full)
+    assert {"k", "nf", "c1", "mi"} <= highlight.COLOURED and not {"n", "p", "o"} & highlight.COLOURED
+
+
 def test_plain_fences_are_highlighted_when_pygments_knows_the_language():
     md = markdown()
     html = md.render("```python\nx = 1\n```\n\n```nosuchlanguage\ny\n```\n")
-    assert '<pre class="kv-code" data-language="python"><span class="n">x</span>' in html
+    # a name and an operator take no colour: text, not spans (highlight.COLOURED); the number is coloured
+    assert '<pre class="kv-code" data-language="python">x = <span class="mi">1</span></pre>' in html
     assert '<pre><code class="language-nosuchlanguage">y\n</code></pre>' in html
 
 

@@ -1,8 +1,9 @@
-"""``$…$`` (inline) and ``$$…$$`` (display) math, typeset by KaTeX at build time (see ``site.katex``).
+"""``$…$`` (inline) and ``$$…$$`` (display) math, typeset to MathML by Temml at build time (see ``site.mathml``).
 
 Parsing is mdit-py-plugins' dollarmath (no space inside the dollars, no digit outside them, so prices are not
-math). The build collects the formulas of every page (``formulas``), typesets them in one node process and hands the
-results back (``apply``); a formula KaTeX rejects is a warning naming the page and line, and is shown as its source.
+math). The build collects the formulas of every page (``formulas``), typesets them in one call (in-process) and
+hands the results back (``apply``); a formula Temml rejects is a warning naming the page and line, and is shown as
+its source.
 A ``$`` or ``$$`` left unpaired in a paragraph (a formula that never closes) is a warning naming the page and line;
 an escaped ``\\$`` and a price (``$`` before a digit) are text.
 """
@@ -67,13 +68,13 @@ def tex_of(token):
 
 
 def apply(page, found, results, diagnostics):
-    """Attach KaTeX's `results` to the tokens `found` by ``formulas(page)``; warn about each failure."""
+    """Attach Temml's `results` to the tokens `found` by ``formulas(page)``; warn about each failure."""
     for (token, line), result in zip(found, results, strict=True):
         token.meta["html"] = result.html
         if result.error:
-            diagnostics.warn(page.file, line, f"KaTeX cannot typeset ${token.content.strip()}$: {result.error}")
+            diagnostics.warn(page.file, line, f"cannot typeset ${token.content.strip()}$: {result.error}")
         for w in result.warnings:
-            diagnostics.warn(page.file, line, f"KaTeX strict mode, in ${token.content.strip()}$: {w}")
+            diagnostics.warn(page.file, line, f"Temml's strict mode, in ${token.content.strip()}$: {w}")
 
 
 def _render(renderer, tokens, idx, options, env):

@@ -1,8 +1,10 @@
 // The browser runtime of every page, in two parts. The figure's part runs as soon as the figure is parsed (the page
-// loads this module async, after the figure and its Scene and before the text): it draws the figure from the Scene
-// embedded at build time (#kv-scene) into #kv-figure, binds its player (Next, Play, the keys, the size form) and
-// exposes window.kernelviz, so the figure plays from the first paint. The text's part runs once the text has arrived
-// (DOMContentLoaded): bullets and CUDA blocks bound to the steps, the copy buttons, a deep link's step scrolled to.
+// loads this module async, after the figure and before the text): it takes over the figure drawn at build time in
+// #kv-figure with the Scene of the build (#kv-scene: a file the head preloads, <link rel="preload" as="fetch"
+// id="kv-scene">, or the Scene inline, <script type="application/json" id="kv-scene">), binds its player (Next,
+// Play, the keys, the size form) and exposes window.kernelviz, so the figure plays from the first paint. The text's
+// part runs once the text has arrived (DOMContentLoaded): bullets and CUDA blocks bound to the steps (once the Scene
+// is drawn), the copy buttons, a deep link's step scrolled to.
 //
 // The editors (editors.js, ~450 KB) are not fetched on a read-only visit: each editor is the page's highlighted
 // <pre> (focusable, under a band as tall as the bar to come) until the reader reaches for one (focus or a pointer in
@@ -13,7 +15,9 @@
 // browser is idle; once the reader has reached for an editor, every moment is. Python itself (Pyodide) is not
 // fetched until the reader reaches for it: see editors/session.js.
 //
-//   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false)
+//   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false); a
+//                                              promise of it while the checker loads (scene-check.js, fetched
+//                                              for the first Scene not the page's own, and with the editors)
 //   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
 //   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
 //   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
@@ -37,6 +41,7 @@ import '../page/print.css';
 import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
+import { unpackScene } from '../figure/page/packed-scene.js';
 import { Sizes } from '../figure/page/sizes.js';
 import { SizesForm } from '../figure/page/sizes-form.js';
 import { keyboardBullets } from '../page/bullets.js';
@@ -49,18 +54,40 @@ import { quietMoments, sleep } from '../lib/schedule.js';
 import { pageName } from '../editors/page.js';
 import { hasEdits } from '../editors/store.js';
 
-/** [scene, null] from #kv-scene; [null, why] when the build's editors failed or the JSON is not JSON; [null, null]
- * when the page embeds nothing. A scene that is not a Scene (e.g. `null`) is returned for setScene to refuse. */
-function embeddedScene() {
+/** A promise of [scene, null, built] from #kv-scene (its preloaded file, which the build wrote and checked: `built`
+ * true; or inline, as a test's page has it: then settled in this task); [null, why] when the build's editors failed,
+ * the file could not be fetched or the JSON is not JSON; [null, null] when the page has no Scene. A scene that is not
+ * a Scene (e.g. `null`) is returned for setScene to refuse. */
+async function pageScene() {
   const failure = document.getElementById('kv-scene-error');
-  const script = document.getElementById('kv-scene');
+  const source = document.getElementById('kv-scene');
   try {
     if (failure) return [null, String(JSON.parse(failure.textContent))];
-    if (script) return [JSON.parse(script.textContent), null];
+    if (source?.localName === 'link') {
+      const response = await fetch(source.href); // from the preload (its request is the same: CORS, same-origin)
+      if (!response.ok) return [null, `the figure's scene ${source.getAttribute('href')}: HTTP ${response.status}`];
+      return [unpackScene(await response.json()), null, true];
+    }
+    if (source) return [JSON.parse(source.textContent), null];
   } catch (e) {
-    return [null, `the scene embedded in the page is not valid JSON: ${e.message}`];
+    return [null, `the figure's scene could not be read: ${e.message}`];
   }
   return [null, null];
+}
+
+const CHECK_URL = new URL('./scene-check.js', import.meta.url).href;
+let checking = null;
+let pageFigure = null; // the page's Figure (start), null on a page without one
+
+/** The Scene checker (scene-check.js: the schema's validator, most of the runtime's weight), imported once and given
+ * to the page's figure: a promise of it. Not on a read-only visit: the page's own Scene was checked by it at build
+ * time. */
+function loadChecker() {
+  checking ??= import(CHECK_URL).then(({ sceneProblem }) => {
+    if (pageFigure) pageFigure.check = sceneProblem;
+    return sceneProblem;
+  });
+  return checking;
 }
 
 function start() {
@@ -68,17 +95,24 @@ function start() {
   wireTheme();
   const host = document.getElementById('kv-figure');
   const figure = host ? new Figure(host) : null;
+  pageFigure = figure;
+  if (figure) figure.loadCheck = loadChecker;
   wirePrint(figure);
   const moments = quietMoments(figure);
-  const linked = startFigure(figure, moments);
-  afterText(() => bindText(figure, moments, linked));
+  const started = startFigure(figure, moments);
+  afterText(() => bindText(figure, moments, started));
 }
 
-/** Draw `figure` (null: the page has none) from the embedded Scene and expose window.kernelviz. Returns whether the
- * URL named a step (a deep link, scrolled to once the text is there). */
+/** Expose window.kernelviz and draw `figure` (null: the page has none) from the page's Scene. Returns a promise,
+ * settled once the Scene is drawn (or refused), of whether the URL named a step (a deep link, scrolled to once the
+ * text is there). */
 function startFigure(figure, moments) {
+  let sizes = null;
   window.kernelviz = {
-    setScene: (scene) => (figure ? figure.setScene(scene) : false),
+    setScene: (scene) => {
+      if (!figure) return false;
+      return figure.check ? figure.setScene(scene) : loadChecker().then(() => figure.setScene(scene));
+    },
     scene: () => (figure ? figure.scene() : null),
     step: () => (figure ? figure.currentStep() : 0),
     goTo: (k) => (figure ? figure.goTo(k) : Promise.resolve(false)),
@@ -90,23 +124,39 @@ function startFigure(figure, moments) {
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
     editors: editorsAPI,
   };
-  const [scene, problem] = figure ? embeddedScene() : [null, null];
-  const drawn = !problem && figure && document.getElementById('kv-scene') && figure.setScene(scene, true);
-  if (problem) figure.showError(problem);
-  const sizes = drawn ? sizesOf(figure) : null;
-  const follow = (state = readHash()) => {
-    if (sizes) return sizes.follow(state); // other sizes are drawn first, then the step shown
-    const k = state?.step ?? null;
-    if (k !== null && k !== figure.currentStep()) figure.goTo(k);
+  const draw = async ([scene, problem, built]) => {
+    const drawn = !problem && figure && document.getElementById('kv-scene') && (await ownScene(figure, scene, built));
+    if (problem) figure.showError(problem);
+    sizes = drawn ? sizesOf(figure) : null;
+    const follow = (state = readHash()) => {
+      if (sizes) return sizes.follow(state); // other sizes are drawn first, then the step shown
+      const k = state?.step ?? null;
+      if (k !== null && k !== figure.currentStep()) figure.goTo(k);
+    };
+    const state = drawn ? readHash() : null; // (read first: showing a step writes the URL)
+    if (drawn) {
+      if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
+      follow(state);
+      addEventListener('hashchange', () => follow());
+    }
+    return state?.step != null;
   };
-  const state = drawn ? readHash() : null; // (read first: showing a step writes the URL)
-  if (drawn) {
-    if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
-    follow(state);
-    addEventListener('hashchange', () => follow());
+  const started = figure ? pageScene().then(draw) : Promise.resolve(false);
+  Promise.all([started, figure?.ready]).then(() => performance.mark('kv:figure-ready'));
+  return started;
+}
+
+/** Draw the page's own `scene`: whether it was drawn, or a promise of it. `built`: the build wrote and checked it,
+ * so it is drawn unchecked, at once, unless it does not look like a Scene (a file changed since) or the renderer
+ * chokes on it: then, as a scene not `built`, it is drawn once the checker has come, which shows what is wrong. */
+function ownScene(figure, scene, built) {
+  const looks = built && scene && typeof scene === 'object' && Array.isArray(scene.nodes) && scene.canvas;
+  try {
+    if (looks) return figure.setScene(scene, true, null);
+  } catch (e) {
+    console.warn('kernelviz: the page\'s Scene could not be drawn unchecked', e);
   }
-  (figure ? figure.ready : Promise.resolve()).then(() => performance.mark('kv:figure-ready'));
-  return state?.step != null;
+  return loadChecker().then(() => figure.setScene(scene, true));
 }
 
 /** The editors' API (window.kernelvizEditors), once the text, where the editors are, has come and their bundle has
@@ -119,14 +169,18 @@ function afterText(then = () => {}) {
   return new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true })).then(then);
 }
 
-/** The text's part: bullets and CUDA blocks bound to `figure`'s steps (the step shown marked), then, once the figure
- * is ready, a deep link's step (`linked`) scrolled to, and at a quiet moment what reads the whole page's layout. */
-function bindText(figure, moments, linked) {
+/** The text's part: bullets and CUDA blocks bound to `figure`'s steps once its Scene is drawn (the step shown
+ * marked), then, once the figure is ready, a deep link's step (`started` resolves to whether there is one)
+ * scrolled to, and at a quiet moment what reads the whole page's layout. */
+function bindText(figure, moments, started) {
   wireCudaBlocks();
   keyboardBullets();
-  figure?.bindText();
-  performance.mark('kv:text-bound');
-  (figure ? figure.ready : Promise.resolve()).then(() => {
+  // once the Scene is drawn (its steps are what the text binds to: bound before, every bullet would show as gone)
+  started.then(() => {
+    figure?.bindText();
+    performance.mark('kv:text-bound');
+  });
+  Promise.all([started, figure?.ready]).then(([linked]) => {
     if (linked) showLinkedStep();
     // Both read or change the layout of the whole page (a long task on a long page): at a quiet moment, never while
     // a step played at once after load animates. The copy buttons' room is kept by the stylesheet.
@@ -176,10 +230,14 @@ let editorsLoading = null;
 function loadEditors(figure = null) {
   if (!document.querySelector('.kv-editor')) return Promise.resolve(null);
   if (!editorsLoading) {
-    editorsLoading = import(EDITORS_URL).catch((e) => {
-      console.warn('kernelviz: the editors could not be loaded', e);
-      return null;
-    });
+    // with the scene checker: the Scenes the editors draw are checked (the bundle's evaluation waits for it)
+    const checked = pageFigure ? loadChecker() : null;
+    editorsLoading = Promise.all([import(EDITORS_URL), checked])
+      .then(([module]) => module)
+      .catch((e) => {
+        console.warn('kernelviz: the editors could not be loaded', e);
+        return null;
+      });
     if (figure) {
       const atMost = sleep(HOLD_MAX_MS);
       figure.holdStepsFor(Promise.race([editorsLoading, atMost]));

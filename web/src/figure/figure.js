@@ -5,7 +5,9 @@
 // A page built with its figure drawn (<div class="kv-canvas"><svg data-prerendered>, kernelviz/site/figure_svg.py)
 // is taken over, not drawn again: the first scene set adopts its elements, then the marker goes. The controls drawn
 // with it (the settings panel, the dock's step list) are replaced in place by live ones of the same size.
-import { sceneProblem } from './check.js';
+// The checker (check.js: the schema's validator, most of the runtime's weight) is not part of this module: the page
+// gives it (`check`) once it has loaded it (entries/scene-check.js), and the page's own Scene, checked by the same
+// checker at build time, is drawn without it.
 import { Bindings } from './page/bindings.js';
 import { writeHash } from './page/hash.js';
 import { Player } from './player.js';
@@ -41,6 +43,8 @@ export class Figure {
     for (const part of [this.box, this.dock]) if (part.parentNode !== host) host.append(part); // (drawn ones stay put)
     this.settingsPanel = new SettingsPanel(host, (name, value) => this.setSetting(name, value));
     this.listeners = [];
+    this.check = undefined; // the scene checker, once the page has loaded it (see setScene)
+    this.loadCheck = async () => this.check; // the page's loader of it, a promise of it (main.js gives its own)
     this.stillWaiters = [];
     this.holds = new StepHolds(); // while the page runs a task it cannot split: see holdStepsFor
     this.model = null;
@@ -69,12 +73,15 @@ export class Figure {
     }).observe(this.box);
   }
 
-  /** Check and draw `scene`; false (and the reason shown in the canvas) when it cannot be drawn. The figure works
-   * on a copy, unless `owned` says the scene is the figure's to change (the one parsed from the page). */
-  setScene(scene, owned = false) {
+  /** Check and draw `scene` (with `check`, a scene -> null or why: check.js's sceneProblem, by default the one the
+   * page gave the figure as `this.check`; null: the scene was checked at build time); false (and the reason shown
+   * in the canvas) when it cannot be drawn. The figure works on a copy, unless `owned` says the scene is the
+   * figure's to change (the one parsed from the page). */
+  setScene(scene, owned = false, check = this.check) {
+    if (check === undefined) throw new Error('kernelviz: no scene checker loaded to check this scene with');
     let problem;
     try {
-      problem = sceneProblem(scene);
+      problem = check ? check(scene) : null;
     } catch (e) {
       problem = `the scene could not be checked: ${e.message}`;
     }

@@ -76,7 +76,7 @@ export class Sizes {
 
   async fetchScene(url, sizes, current) {
     this.form.say(`Drawing ${describe(sizes)}…`, true);
-    const response = await fetch(url);
+    const [response] = await Promise.all([fetch(url), this.figure.loadCheck()]); // the checker: not the page's Scene
     if (!response.ok) throw new Error(`${new URL(url).pathname}: HTTP ${response.status}`);
     const scene = await response.json();
     if (!current()) return false;
