@@ -115,6 +115,8 @@ def test_every_export_is_pythons_with_the_same_parameters_and_defaults():
     Python's order and its defaults (None is null), so a change to one side that the other lacks fails here even
     before the grid above reaches it; and every function it exports is one the grid compares."""
     compared = {fn for fn, _ in calls_for(100, None, 64, 16, 40, True, 2, 3)} | {"total", "rw"}
+    # the algorithms only the kernel pages' roofline calls: compared in tests/roofline/test_roofline_js.py
+    compared |= {"fa1", "q_rows_read", "fa2_backward", "standard_backward", "flash_decoding", "paged_decoding"}
     for name, js in run_js(SIGNATURES, None):
         python = getattr(formulas, name, None)
         assert python is not None, f"formulas.js exports {name}, which formulas.py lacks"

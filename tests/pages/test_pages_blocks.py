@@ -8,14 +8,13 @@ import contextlib
 import io
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from kernelviz.cli import main
-from kernelviz.site.build import WEB_DIST, build
+from kernelviz.site.build import build
 from kernelviz.site.extensions import trace
 from tests.attention.grid_ticks import per_block
 
@@ -28,13 +27,9 @@ FENCE = re.compile(r'^```tiles-per-block full="(\w+)" masked="(\w+)"', re.M)
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
+def built(tmp_path_factory, stand_in_runtime):
     """{slug: (front matter, built HTML)} of the two pages."""
-    dist = tmp_path_factory.mktemp("web") / "dist"
-    for name in ("main.js", "katex/katex.min.css"):
-        (dist / name).parent.mkdir(parents=True, exist_ok=True)
-        (dist / name).write_text("/* stand-in */\n")
-    shutil.copytree(WEB_DIST / "build-time", dist / "build-time")
+    dist = stand_in_runtime
     folder = tmp_path_factory.mktemp("pages")
     for path in (ROOT / "pages").glob("*.md"):
         text = path.read_text(encoding="utf-8")
