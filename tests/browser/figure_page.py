@@ -50,6 +50,22 @@ def sizes_key(sizes):
     return "-".join(f"{n}{v}" for n, v in sizes.items())
 
 
+def parse(key, names):
+    """{name: value} of a prerendered key such as N12-Br4-Bc3."""
+    values = {}
+    for part, name in zip(key.split("-"), names, strict=True):
+        assert part.startswith(name), (key, names)
+        values[name] = int(part[len(name) :])
+    return values
+
+
+def ragged(sizes):
+    """Whether some tile is cut short (N not a multiple of a block size; paged decoding: a last page in part)."""
+    if "page_size" in sizes:
+        return any(sizes[n] % sizes["page_size"] for n in ("L0", "L1"))
+    return any(sizes["N"] % v for name, v in sizes.items() if name in ("Br", "Bc"))
+
+
 def wait_applied(page, sizes, timeout_s=PYTHON_READY_S):
     """Wait until the size form says the figure shows `sizes` (Python may have to start to draw them)."""
     page.wait_for_function(

@@ -17,28 +17,14 @@ from figure_page import (
     fit_problems,
     ledger_total,
     open_figure,
+    parse,
+    ragged,
     step_count,
     wait_applied,
 )
 from python_intent import start_python
 
 from tests.pages.kernel_pages import Page
-
-
-def parse(key, names):
-    """{name: value} of a prerendered key such as N12-Br4-Bc3."""
-    values = {}
-    for part, name in zip(key.split("-"), names, strict=True):
-        assert part.startswith(name), (key, names)
-        values[name] = int(part[len(name) :])
-    return values
-
-
-def ragged(sizes):
-    """Whether some tile is cut short (N not a multiple of a block size; paged decoding: a last page in part)."""
-    if "page_size" in sizes:
-        return any(sizes[n] % sizes["page_size"] for n in ("L0", "L1"))
-    return any(sizes["N"] % v for name, v in sizes.items() if name in ("Br", "Bc"))
 
 
 def check_figure(page, slug, sizes):

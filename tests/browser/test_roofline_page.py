@@ -4,13 +4,10 @@ GPU --json` at those sizes (run here, independent of the page); a realistic pres
 table (roofline.cli.table) at N = 4096; without JavaScript the section and its plot are there as built."""
 
 import pytest
-import test_kernel_sizes
-from figure_page import open_figure
-from test_kernel_sizes import FORM, parse, ragged, wait_applied
+from figure_page import SIZE_FORM, open_figure, parse, ragged, wait_applied
 
 from tests.roofline.roofline_pages import READ, SLUGS, algorithms, check, closed_form, expected
 
-reading = test_kernel_sizes.reading  # its page: reduced motion, the prerendered scenes alone (no Python)
 SHOWN = f"() => ({READ})(document)"
 DRAWN_AT = """(want) => { const b = document.querySelector('section.kv-roofline .kv-roof-body');
   const [sizes, preset] = JSON.parse(b.dataset.drawn);
@@ -49,7 +46,7 @@ def test_the_roofline_follows_the_size_form_and_equals_trace(reading, site_url, 
     page = reading
     open_figure(page, f"{site_url}/{slug}.html")
     page.wait_for_selector("section.kv-roofline[data-ready]")
-    form = page.evaluate(FORM)
+    form = page.evaluate(SIZE_FORM)
     names, default = list(form["sizes"]), form["sizes"]
     check(page.evaluate(SHOWN), expected(slug, default))
     # One box changed to a prerendered size, a ragged one where there is one (not the causal switch).
