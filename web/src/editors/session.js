@@ -74,17 +74,7 @@ export async function startEditors(doc, python, quiet = nextTask) {
       for (const e of editors) e.chrome.setLimit(seconds);
     },
   };
-  const started = (async () => {
-    for (const spec of page.editors) {
-      await quiet();
-      const editor = await mountEditor(page.name, spec, actions, limitS, quiet);
-      editor.chrome.setLimit(limitS); // the reader may have changed it while this editor mounted
-      status.show(editor);
-      editors.push(editor);
-      provenance.show(editors);
-      performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
-    }
-  })();
+  const started = mountAll(page, editors, { actions, limit: () => limitS, status, provenance, quiet });
 
   /** Run editors 0..last (null: all) at `sizes` (the size form's, unless given). Resolves to what happened: {ok,
    * result?, stopped?, failed?, ms?, figureMs?}. */
@@ -115,52 +105,9 @@ export async function startEditors(doc, python, quiet = nextTask) {
     const outcome = await running;
     busy = false;
     for (const e of editors) e.chrome.setBusy(false);
-    const reported = report(outcome, last, t0);
+    const reported = report(outcome, { editors, last, limitS, provenance, t0 });
     if (reported.ok) ranAt(outcome.result.sizes, sources.some((s, i) => s.code !== page.editors[i].code));
     return { ...outcome, ...reported };
-  }
-
-  function report(outcome, last, t0) {
-    const target = editors[last];
-    if (outcome.stopped) {
-      const { reason, seconds } = outcome.stopped;
-      const why = reason === 'limit' ? ` (the time limit is ${limitS} s)` : '';
-      target.chrome.showMessage(`stopped after ${seconds.toFixed(1)} s${why}`, 'error');
-      return { ok: false };
-    }
-    if (outcome.failed) {
-      target.chrome.showMessage(`Python could not run: ${outcome.failed}. Your code is kept; Run tries again.`, 'error');
-      return { ok: false };
-    }
-    const { result } = outcome;
-    result.outputs.forEach((text, i) => editors[i].chrome.showStdout(text));
-    if (result.stderr) {
-      const shown = editors[result.outputs.length - 1] ?? target;
-      shown.chrome.showStdout([result.outputs.at(-1), result.stderr].filter(Boolean).join('\n'));
-    }
-    if (result.error) {
-      const { editor, line, kind, message, traceback } = result.error;
-      const failed = editors[editor] ?? target;
-      failed.showError(line, `${kind}: ${message}`, traceback);
-      // the other editors of this run say what became of them, in place of "waiting…" or "running…": the one
-      // that was running when code it called (in an earlier editor) failed, and those after it, which did not run
-      const running = Math.max(result.outputs.length - 1, failed.index);
-      const why = `editor ${failed.index + 1}${failed.title ? ` (${failed.title})` : ''} failed${
-        line ? ` at line ${line}` : ''} (${kind})`;
-      if (running !== failed.index) editors[running].chrome.showMessage(`stopped: code it called in ${why}`, 'error');
-      for (const e of editors.slice(running + 1, last + 1)) e.chrome.showMessage(`did not run: ${why}`, 'error');
-      return { ok: false };
-    }
-    const problem = provenance.draw(result.scene, editors, last);
-    const figureMs = performance.now() - t0;
-    performance.mark('kv:figure-updated');
-    if (problem) {
-      target.chrome.showMessage(problem, 'error');
-      return { ok: false, figureMs };
-    }
-    const n = result.outputs.length;
-    target.chrome.showMessage(`ran ${n === 1 ? 'this editor' : `${n} editors`} in ${Math.round(outcome.ms)} ms`);
-    return { ok: true, figureMs };
   }
 
   await started;
@@ -172,6 +119,69 @@ export async function startEditors(doc, python, quiet = nextTask) {
     runAll: (options) => run(null, options?.sizes),
     stop: () => python.stop('stop'),
   };
+}
+
+/** Mount `page`'s editors into `editors` one at a time, each step in a task of its own once `quiet()` resolves. */
+async function mountAll(page, editors, { actions, limit, status, provenance, quiet }) {
+  for (const spec of page.editors) {
+    await quiet();
+    const editor = await mountEditor(page.name, spec, actions, limit(), quiet);
+    editor.chrome.setLimit(limit()); // the reader may have changed it while this editor mounted
+    status.show(editor);
+    editors.push(editor);
+    provenance.show(editors);
+    performance.mark('kv:editor-mounted', { detail: { index: spec.index } });
+  }
+}
+
+/** Say under the editors what a run of editors 0..`last` came to (`outcome`: python.run's), draw its Scene through
+ * `provenance`, and answer {ok, figureMs?}. */
+function report(outcome, { editors, last, limitS, provenance, t0 }) {
+  const target = editors[last];
+  if (outcome.stopped) {
+    const { reason, seconds } = outcome.stopped;
+    const why = reason === 'limit' ? ` (the time limit is ${limitS} s)` : '';
+    target.chrome.showMessage(`stopped after ${seconds.toFixed(1)} s${why}`, 'error');
+    return { ok: false };
+  }
+  if (outcome.failed) {
+    target.chrome.showMessage(`Python could not run: ${outcome.failed}. Your code is kept; Run tries again.`, 'error');
+    return { ok: false };
+  }
+  const { result } = outcome;
+  result.outputs.forEach((text, i) => editors[i].chrome.showStdout(text));
+  if (result.stderr) {
+    const shown = editors[result.outputs.length - 1] ?? target;
+    shown.chrome.showStdout([result.outputs.at(-1), result.stderr].filter(Boolean).join('\n'));
+  }
+  if (result.error) {
+    reportError(result, editors, last);
+    return { ok: false };
+  }
+  const problem = provenance.draw(result.scene, editors, last);
+  const figureMs = performance.now() - t0;
+  performance.mark('kv:figure-updated');
+  if (problem) {
+    target.chrome.showMessage(problem, 'error');
+    return { ok: false, figureMs };
+  }
+  const n = result.outputs.length;
+  target.chrome.showMessage(`ran ${n === 1 ? 'this editor' : `${n} editors`} in ${Math.round(outcome.ms)} ms`);
+  return { ok: true, figureMs };
+}
+
+/** A run of editors 0..`last` failed (`result.error`): the error at its editor and line, and the other editors of
+ * the run say what became of them, in place of "waiting…" or "running…": the one that was running when code it
+ * called (in an earlier editor) failed, and those after it, which did not run. */
+function reportError(result, editors, last) {
+  const { editor, line, kind, message, traceback } = result.error;
+  const failed = editors[editor] ?? editors[last];
+  failed.showError(line, `${kind}: ${message}`, traceback);
+  const running = Math.max(result.outputs.length - 1, failed.index);
+  const why = `editor ${failed.index + 1}${failed.title ? ` (${failed.title})` : ''} failed${
+    line ? ` at line ${line}` : ''} (${kind})`;
+  if (running !== failed.index) editors[running].chrome.showMessage(`stopped: code it called in ${why}`, 'error');
+  for (const e of editors.slice(running + 1, last + 1)) e.chrome.showMessage(`did not run: ${why}`, 'error');
 }
 
 /**
