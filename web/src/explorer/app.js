@@ -103,9 +103,6 @@ export function mount(root, { location = window.location, history = window.histo
   let state = opened.state;
   let view = null;
   let playTimer = null;
-  let urlTimer = null;
-  let softmaxKey = null;
-  let softmaxScheduled = false;
 
   const set = (fields) => {
     state = normalize({ ...state, ...fields });
@@ -145,14 +142,9 @@ export function mount(root, { location = window.location, history = window.histo
   const metrics = buildMetrics(CASES);
   const figure = h('div', { class: 'kvx-canvas' });
   const status = h('p', { class: 'kvx-status', role: 'status', 'aria-live': 'polite' });
-  const kvx = h('div', { class: 'kvx' }, [
-    controls.element,
-    h('div', { class: 'kvx-stage' }, [
-      h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
-      h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
-    ]),
-    metrics.element,
-  ]);
+  const kvx = layout({ controls, stepper, figure, legend, status, code, metrics });
+  const scheduleUrl = urlWriter(() => state, location, history);
+  const scheduleSoftmax = softmaxChecker(() => state, metrics);
   if (kvx.parentNode !== root) root.replaceChildren(kvx); // (the drawn one stays in its place)
 
   function render() {
@@ -176,41 +168,67 @@ export function mount(root, { location = window.location, history = window.histo
     performance.measure('kvx-render', { start: t0, end: performance.now() });
   }
 
-  function scheduleUrl() {
-    clearTimeout(urlTimer);
-    urlTimer = setTimeout(() => {
-      const search = serialize(state);
-      if (location.search !== search) history.replaceState(history.state, '', search + location.hash);
-    }, URL_DELAY_MS);
-  }
-
-  function scheduleSoftmax() {
-    if (`${state.N}:${state.Bc}` === softmaxKey || softmaxScheduled) return;
-    softmaxScheduled = true;
-    metrics.pending();
-    // After the frame that shows the new settings: the check never holds a control back.
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        softmaxScheduled = false;
-        const { N, Bc } = state;
-        softmaxKey = `${N}:${Bc}`;
-        metrics.updateSoftmax(softmaxCheck(N, Bc), N, Bc);
-      }, 0),
-    );
-  }
-
   render();
   stopAdopting();
   kvx.removeAttribute('data-prerendered');
   const note = buildNote(opened.corrections); // (after the takeover: the build drew none)
   if (note) kvx.prepend(note);
-  // Redraw the canvas when its column changes width enough to change its layout (a phone turned sideways).
-  let drawnWidth = figure.clientWidth;
-  new ResizeObserver(() => {
-    if (Math.abs(figure.clientWidth - drawnWidth) < 24) return;
-    drawnWidth = figure.clientWidth;
-    figure.replaceChildren(drawCanvas(view, drawnWidth));
-  }).observe(figure);
+  followWidth(figure, (width) => figure.replaceChildren(drawCanvas(view, width)));
   root.dataset.ready = 'true';
   return { state: () => state, set };
+}
+
+/** The explorer's parts in their places: the controls, the stage (the figure, its legend and status beside the
+ * stepper and the code), the metrics. */
+function layout({ controls, stepper, figure, legend, status, code, metrics }) {
+  return h('div', { class: 'kvx' }, [
+    controls.element,
+    h('div', { class: 'kvx-stage' }, [
+      h('div', { class: 'kvx-figure-col' }, [figure, legend.element, status]),
+      h('div', { class: 'kvx-side' }, [stepper.element, code.element]),
+    ]),
+    metrics.element,
+  ]);
+}
+
+/** A function that writes `state()` to the URL (replaceState) once the settings rest for URL_DELAY_MS. */
+function urlWriter(state, location, history) {
+  let timer = null;
+  return () => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const search = serialize(state());
+      if (location.search !== search) history.replaceState(history.state, '', search + location.hash);
+    }, URL_DELAY_MS);
+  };
+}
+
+/** A function that reruns the softmax check of `metrics` when N or Bc of `state()` changed, after the frame that
+ * shows the new settings: the check never holds a control back. */
+function softmaxChecker(state, metrics) {
+  let key = null;
+  let scheduled = false;
+  return () => {
+    if (`${state().N}:${state().Bc}` === key || scheduled) return;
+    scheduled = true;
+    metrics.pending();
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        scheduled = false;
+        const { N, Bc } = state();
+        key = `${N}:${Bc}`;
+        metrics.updateSoftmax(softmaxCheck(N, Bc), N, Bc);
+      }, 0),
+    );
+  };
+}
+
+/** Call `redraw(width)` when `figure`'s column changes width enough to change its layout (a phone turned sideways). */
+function followWidth(figure, redraw) {
+  let drawn = figure.clientWidth;
+  new ResizeObserver(() => {
+    if (Math.abs(figure.clientWidth - drawn) < 24) return;
+    drawn = figure.clientWidth;
+    redraw(drawn);
+  }).observe(figure);
 }
