@@ -23,7 +23,7 @@ at build time instead would need one per size the form allows: tens of thousands
 
 from markdown_it.common.utils import escapeHtml
 
-from ... import glossary
+from ... import attention, glossary
 from ...roofline import GPUS, measured
 from .. import js
 
@@ -43,7 +43,7 @@ PARAMS = (
     "H_q",
     "H_kv",
 )
-ALGORITHMS = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
+ALGORITHMS = tuple(attention.FLOP_FORMULAS)  # a point on the roofline needs a FLOP closed form
 REALISTIC = [(4096, 64), (4096, 128), (32768, 64), (32768, 128)]  # (N, d), at batch x heads = 32, float16
 BATCH_HEADS, TILE = 32, 64
 PAGE, PAGED_HEADS = 16, 16  # paged decoding's realistic batch: two sequences of N tokens, 16 query heads each
