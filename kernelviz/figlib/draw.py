@@ -5,7 +5,8 @@ Each slot is drawn by five items (``ROLES``, each role above the ones before it)
 before the step, what it holds after, a ring while it changes in place, its caption. A copy flies from its source
 over what the slot held; a change in place grows from the bottom of the slot. The diagram also holds the filled
 square of the block in view, the two zoom lines from it to its shared memory, the caption of the step, the HBM
-counter (``kv: "hbm-bytes"``, its label ``HBM <bytes> B``: the bytes read from and written to HBM so far), and,
+counter (``kv: "hbm-bytes"``, its label ``HBM <bytes> B``: the bytes read from and written to HBM so far), the SRAM
+counter when the figure counts SRAM's traffic (``kv: "smem-bytes"``, ``SRAM <bytes> B``, beside the word SRAM), and,
 last, the rows of the tiles in HBM: a tick at each edge of a tile where one row of the matrix ends and the next
 begins, so that a tile of Br rows shows its Br rows (and a ragged last tile its fewer) without a line through its
 label. Step 0 is the figure as it opens: HBM alone, or what ``Figure.start`` made it.
@@ -19,7 +20,7 @@ from . import layout
 from .memory import look
 
 ROLES = ("frame", "before", "after", "ring", "caption")
-COUNTER = "hbm-bytes"
+COUNTER, SHARED_COUNTER = "hbm-bytes", "smem-bytes"
 TICK, SHORTEST_TICK, TICK_MARGIN = 0.12, 0.05, 0.03  # canvas units: a row's tick into its tile from each edge
 ROW_SPACING = 0.08  # canvas units: rows closer than this (3.5 px at the pages' unit) are not ticked
 
@@ -139,18 +140,20 @@ def row_ticks(fig):
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
-    step, (grid, caption_at, counter_at, ticks) = fig.steps[k], frame
+    step, (grid, caption_at, counters_at, ticks) = fig.steps[k], frame
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
     caption = item(*caption_at, label=step.caption, font=13, wrap=9)
-    counter = dict(item(*counter_at, label=f"HBM {step.hbm} B", font=13), kv=COUNTER)
+    kinds = (("HBM", step.hbm, COUNTER), ("SRAM", step.shared, SHARED_COUNTER))[: len(counters_at)]
+    counters = [dict(item(*at, label=f"{memory} {count} B", font=13), kv=kv) for at, (memory, count, kv) in
+                zip(counters_at, kinds, strict=True)]  # fmt: skip
     still = {s: _still(fig, s, k) for s in fig.slots if s not in step.events}
     out = {}
     for phase in phases:
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
         slots = [roles[role] for role in ROLES for roles in per_slot]
-        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, counter] + ticks
+        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, *counters] + ticks
     return out
 
 
@@ -161,9 +164,11 @@ def place(fig):
     texts = [("HBM", 0, 3.9, 15)] + [(t, x, y, layout.FONT) for t, x, y in labels]
     grid, below = layout.grid(fig.count, bottom - 0.35)
     texts.append(("SRAM", 0, below - 0.25, 15))
-    end = layout.place_sram(fig.groups, below - 0.6)
+    end, owners = layout.place_sram(fig.groups, below - 0.6)
+    texts += owners
     left = min([s.left for s in fig.slots if s.w] + [-4])
-    return texts, (grid, (0, end - 0.5), (left + 0.9, 3.9), row_ticks(fig))
+    counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
+    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig))
 
 
 def diff(a, b):

@@ -3,7 +3,8 @@
 From the top: the HBM counter and the word HBM; the tensors of HBM side by side, each a column of its tiles
 (a tile as tall as its rows, so a ragged last tile is shorter; more than ``PER_COLUMN`` tiles wrap into a second
 column); the grid of CUDA blocks (``PER_ROW`` squares a row); the word SRAM and the shared memory of the block in
-view, one row of slots per kernel (``group``), registers under it; the caption, under everything.
+view, one row of slots per kernel (``group``), registers under it (and, when the figure names whose registers they
+are, the word Registers and a row for each owner, a warp, named at its left); the caption, under everything.
 
 Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
 ``FONT`` px, fits, and no label is smaller than 11 px. Tensors stand far enough apart that their names, under them,
@@ -18,6 +19,7 @@ PER_COLUMN, PER_ROW = 8, 6
 HBM_HEIGHT, MIN_TILE, GAP = 2.0, 0.3, 0.06
 SQUARE, SQUARE_GAP = 0.3, 0.1
 SLOT_HEIGHT = 1.2
+REG_HEIGHT, REG_PITCH = 0.5, 0.95  # an owner's register slots, and from one owner's row to the next (its captions)
 FONT, SMALL = 13, 11
 UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
@@ -70,8 +72,9 @@ def grid(count, top):
 
 def place_sram(groups, top):
     """Give every SRAM slot of each group its box (each group the same row: one kernel's block at a time), its
-    cells theirs, and its registers a row under it; return the bottom of it all."""
-    bottom = top
+    cells theirs, and its registers a row under it; return the bottom of it all, and the labels [(text, x, y, size)]
+    of the owners' register rows (``place_owners``)."""
+    bottom, labels = top, []
     for slots in groups.values():
         framed = [s for s in slots if s.memory == "sram"]
         y = top - SLOT_HEIGHT / 2
@@ -79,16 +82,39 @@ def place_sram(groups, top):
         for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
             _cells(s)
-        rows = sorted({s.row for s in slots if s.memory == "reg"})
+        anonymous = [s for s in slots if s.memory == "reg" and s.owner is None]
+        rows = sorted({s.row for s in anonymous})
         reg_y = top - SLOT_HEIGHT - 0.9
         for r in rows:
-            regs = [s for s in slots if s.memory == "reg" and s.row == r]
+            regs = [s for s in anonymous if s.row == r]
             widths = [s.width or 0.7 for s in regs]
             for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
                 s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
             reg_y -= 0.8
-        bottom = min(bottom, reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4)
-    return bottom
+        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4
+        owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
+        if owned:
+            group_bottom, texts = place_owners(owned, group_bottom - 0.1)
+            labels += texts
+        bottom = min(bottom, group_bottom)
+    return bottom, labels
+
+
+def place_owners(slots, top):
+    """Under the word Registers, a row of `slots` for each owner in the order first named, the owner's name at the
+    row's left; return the bottom and the labels [(text, x, y, size)]."""
+    owners = list(dict.fromkeys(s.owner for s in slots))
+    labels, y = [("Registers", 0, top - 0.2, 15)], top - 0.45 - REG_HEIGHT / 2
+    for owner in owners:
+        row = [s for s in slots if s.owner == owner]
+        widths = [s.width or width(s.cols, least=0.3) for s in row]
+        for s, w, x in zip(row, widths, spread(widths, 0.2), strict=True):
+            s.x, s.y, s.w, s.h, s.font = x, y, w, REG_HEIGHT, FONT if w > 0.5 else SMALL
+            _cells(s)
+        left = min(s.left for s in row)
+        labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL))
+        y -= REG_PITCH
+    return y + REG_PITCH - REG_HEIGHT / 2 - 0.45, labels
 
 
 def _cells(slot):

@@ -5,13 +5,13 @@ A ``Slot`` is a w by h box centred at (x, y), in canvas units, y up. What a slot
 been folded into it: its shade) and ``stale`` (True while it holds a value that a new tile has made useless).
 
 A ``Tensor`` is a matrix in HBM cut into tiles of ``tile`` rows (the last one ragged when ``tile`` does not divide
-``rows``): a list of tile slots, each knowing its ``bytes`` (float32: 4 bytes an element), which is what the HBM
-counter adds up when a tile is read or written.
+``rows``): a list of tile slots, each knowing its ``bytes`` (``itemsize`` bytes an element: float32's 4 unless
+told), which is what the HBM counter adds up when a tile is read or written.
 """
 
 from .sizing import used
 
-BYTES = 4  # float32
+BYTES = 4  # float32: an element's bytes unless a tensor says otherwise
 
 
 def look(label="", fill="none", stroke="@edge", level=0, stale=False):
@@ -23,7 +23,8 @@ class Slot:
     """A place that holds data (see the module docstring). `memory`: 'hbm', 'sram' (drawn only while its block is in
     view, framed, with `caption` under it) or 'reg' (in view with its block, never framed). `holds`: the look it
     starts with. `kind`: the palette name of what it is ('q', 'm', 'o', ...), for its colours. `bytes`: its size in
-    HBM. `cells`: the slots it is made of (the Br by Bc cells of Sij), filled one by one."""
+    HBM, or, for a slot of shared memory that counts its traffic, in SRAM. `cells`: the slots it is made of (the
+    Br by Bc cells of Sij), filled one by one."""
 
     def __init__(self, name, x, y, w, h, memory="hbm", holds=None, kind=None, font=13, caption=None, bytes=0):
         self.name, self.x, self.y, self.w, self.h = name, x, y, w, h
@@ -48,9 +49,9 @@ class Tensor(list):
     """The tiles of a matrix in HBM, in order (a list of Slots), with its name, rows and columns. Indexing past the
     last tile raises IndexError saying how many tiles there are at which sizes, and which size gives more."""
 
-    def __init__(self, name, rows, cols, tile, tiles):
+    def __init__(self, name, rows, cols, tile, tiles, itemsize=BYTES):
         super().__init__(tiles)
-        self.name, self.rows, self.cols, self.tile = name, rows, cols, tile
+        self.name, self.rows, self.cols, self.tile, self.itemsize = name, rows, cols, tile, itemsize
 
     def __getitem__(self, index):
         if isinstance(index, int) and not -len(self) <= index < len(self):
@@ -59,7 +60,7 @@ class Tensor(list):
 
     @property
     def bytes(self):
-        return self.rows * self.cols * BYTES
+        return self.rows * self.cols * self.itemsize
 
 
 def size_name(value):

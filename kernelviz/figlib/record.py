@@ -12,6 +12,11 @@ Each action records into the step being built; ``step(action, caption, label=Non
 (``action`` then each loop index as ``name=value``: ``'load K,V i=0 j=1'``), its loop indices ``at``, its label in
 the step list (in words, with the tensors' names: ``'block 0 · j = 1 · load K1, V1'``) and its caption. The
 HBM counter adds the bytes of every tile copied from or to HBM, and of every HBM tile ``reset`` writes.
+
+A figure whose shared memory says its ``itemsize`` also counts the traffic of SRAM, as a second counter: a copy from
+HBM stores the whole slot (a ragged tile is padded, as a kernel pads it with zeros); a copy between SRAM and
+registers (``reg``: a warp's registers) moves as many elements as the register slot holds, at the SRAM slot's size
+an element (a warp that loads its 16 rows of a 64-row tile loads 16 rows' bytes).
 """
 
 from .layout import UNIT
@@ -32,11 +37,11 @@ class Event:
 class Step:
     """One recorded step: its key, loop indices and caption; what every slot holds at its end (`holds`); how the
     step changed the slots (`events`); the block in view (`block`: (square, slots) or None); HBM bytes so far; its
-    label in the step list (by default its key)."""
+    label in the step list (by default its key); SRAM bytes so far (`shared`, when the figure counts them)."""
 
-    def __init__(self, key, at, caption, holds, events, block, hbm, label=None):
+    def __init__(self, key, at, caption, holds, events, block, hbm, label=None, shared=0):
         self.key, self.at, self.caption, self.label = key, at, caption, label or key
-        self.holds, self.events, self.block, self.hbm = holds, events, block, hbm
+        self.holds, self.events, self.block, self.hbm, self.shared = holds, events, block, hbm, shared
 
 
 class Figure:
@@ -45,37 +50,40 @@ class Figure:
 
     def __init__(self, caption="Setup ready"):
         self.tensors, self.slots, self.groups, self.count = [], [], {}, 0
-        self.holds, self.pending, self.block, self.hbm_bytes = {}, {}, None, 0
+        self.holds, self.pending, self.block, self.hbm_bytes, self.shared_bytes = {}, {}, None, 0, 0
+        self.owners = []  # whose registers (``reg``), in the order first named: a row each
         self.steps = [Step("start", {}, caption, {}, {}, None, 0)]
 
     # ---- what the figure is made of ----
 
-    def hbm(self, name, rows, cols=1, tile=1, kind=None, empty=False, label=None, width=None):
-        """A matrix in HBM of `rows` by `cols` float32, cut into tiles of `tile` rows: a Tensor of slots named
-        name + tile index (``label``: a function of the index for another name). `kind`: its palette colours
-        (@kind and @kind-fill); `empty`: it holds nothing yet (an output); `width`: its width in canvas units, by
-        default from `cols`."""
+    def hbm(self, name, rows, cols=1, tile=1, kind=None, empty=False, label=None, width=None, itemsize=BYTES):
+        """A matrix in HBM of `rows` by `cols` elements of `itemsize` bytes (float32's 4; 2 for float16), cut into
+        tiles of `tile` rows: a Tensor of slots named name + tile index (``label``: a function of the index for
+        another name). `kind`: its palette colours (@kind and @kind-fill); `empty`: it holds nothing yet (an
+        output); `width`: its width in canvas units, by default from `cols`."""
         name_of = label or (lambda t: f"{name}{t}")
         tiles = []
         for t, n in enumerate(tile_rows(rows, tile)):
             holds = None if empty else look(name_of(t), f"@{kind}-fill", f"@{kind}")
-            slot = Slot(name_of(t), 0, 0, 0, 0, "hbm", holds, kind, bytes=n * cols * BYTES)
+            slot = Slot(name_of(t), 0, 0, 0, 0, "hbm", holds, kind, bytes=n * cols * itemsize)
             slot.rows, slot.frame, slot.caption = n, empty, ""  # an empty tile: a frame, waiting for its result
             tiles.append(slot)
-        tensor = Tensor(name, rows, cols, tile, tiles)
+        tensor = Tensor(name, rows, cols, tile, tiles, itemsize)
         tensor.width = width
         self.tensors.append(tensor)
         self.slots.extend(tiles)
         return tensor
 
     def sram(self, name, rows, cols, kind=None, cells=False, group="block", memory="sram", caption=None, row=0,
-             width=None):  # fmt: skip
+             width=None, itemsize=None):  # fmt: skip
         """A slot of `rows` by `cols` in the shared memory of a block (`memory='reg'`: in its registers, drawn
         under it, in register row `row`). `group`: which kernel's blocks have it (a figure of two kernels has
         two). `cells`: it is drawn as rows x cols cells that fill one by one (Sij). `width`: its width in canvas
-        units, by default from `cols`."""
-        slot = Slot(name, 0, 0, 0, 0, memory, None, kind, caption=caption)
+        units, by default from `cols`. `itemsize`: its elements' bytes, when the figure counts SRAM's traffic
+        (see the module docstring)."""
+        slot = Slot(name, 0, 0, 0, 0, memory, None, kind, caption=caption, bytes=rows * cols * (itemsize or 0))
         slot.rows, slot.cols, slot.group, slot.row, slot.width = rows, cols, group, row, width
+        slot.itemsize, slot.owner = itemsize, None
         self.slots.append(slot)
         self.groups.setdefault(group, []).append(slot)
         if cells:
@@ -83,6 +91,16 @@ class Figure:
             for cell in slot.cells:
                 cell.group, cell.parent = group, slot
             self.slots.extend(slot.cells)
+        return slot
+
+    def reg(self, name, rows, cols, kind=None, owner="warp 0", cells=False, group="block", width=None):
+        """A slot of `rows` by `cols` in the registers of `owner` (a warp): the registers are a memory level of
+        their own, under the shared memory, a row for each owner, named at its left; each slot is captioned with
+        its name. `cells`, `group`, `width`: as for ``sram``."""
+        slot = self.sram(name, rows, cols, kind, cells, group, "reg", caption=name, width=width)
+        slot.owner = owner
+        if owner not in self.owners:
+            self.owners.append(owner)
         return slot
 
     def blocks(self, count):
@@ -130,6 +148,7 @@ class Figure:
                 self.hbm_bytes += a.bytes if rows is None else a.bytes * min(rows, a.rows) // a.rows
             if b.memory == "hbm":
                 self.hbm_bytes += b.bytes
+            self.shared_bytes += shared_traffic(a, b)
             self._event(b, "copy", moved, src=a)
 
     def paint(self, slots, in_turn=False, **fields):
@@ -183,7 +202,8 @@ class Figure:
         if len(self.steps) > 1:
             raise ValueError("start: the figure's opening is recorded before its first step (fig.step)")
         first, (holds, _) = self.steps[0], self._settle()
-        self.steps[0] = Step(first.key, first.at, first.caption, holds, {}, self.block, self.hbm_bytes)
+        self.steps[0] = Step(first.key, first.at, first.caption, holds, {}, self.block, self.hbm_bytes,
+                             shared=self.shared_bytes)  # fmt: skip
 
     def step(self, action, caption, label=None, **at):
         """End the step being recorded. Its key is `action` followed by each loop index of `at` as name=value
@@ -198,7 +218,8 @@ class Figure:
             if "[" in text or "]" in text:
                 raise ValueError(f"step: {text!r}: a step's {what} has no square brackets")
         holds, changes = self._settle()
-        self.steps.append(Step(key, dict(at), caption, holds, changes, self.block, self.hbm_bytes, label))
+        self.steps.append(Step(key, dict(at), caption, holds, changes, self.block, self.hbm_bytes, label,
+                               self.shared_bytes))  # fmt: skip
 
     def _settle(self):
         """End what is being recorded: each pending change becomes what its slot holds. (What every slot holds now,
@@ -208,8 +229,26 @@ class Figure:
             self.holds[s] = e.after
         return {s: self.holds.get(s, s.holds) for s in self.slots}, changes
 
+    @property
+    def counts_shared(self):
+        """Whether the figure counts SRAM's traffic: some slot of shared memory says its itemsize."""
+        return any(getattr(s, "itemsize", None) for s in self.slots)
+
     def draw(self, name, unit=UNIT):
         """Lay the figure out from its sizes and put it on the canvas (see ``draw``)."""
         from .draw import draw
 
         draw(self, name, unit)
+
+
+def shared_traffic(src, dst):
+    """The bytes a copy from `src` to `dst` moves through SRAM (see the module docstring): 0 unless one end is a
+    slot of shared memory that says its itemsize."""
+    counted = lambda s: s.memory == "sram" and getattr(s, "itemsize", None)  # noqa: E731
+    if counted(dst) and src.memory == "hbm":
+        return dst.bytes
+    if counted(dst) and src.memory == "reg":
+        return src.rows * src.cols * dst.itemsize
+    if counted(src) and dst.memory == "reg":
+        return dst.rows * dst.cols * src.itemsize
+    return 0
