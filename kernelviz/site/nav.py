@@ -11,9 +11,10 @@ PLANNED = (
     (1, "online-softmax", "Online softmax"),
     (2, "flash-attention-1", "Flash Attention 1"),
     (3, "flash-attention-2", "Flash Attention 2"),
-    (4, "flash-attention-2-backward", "Flash Attention 2 backward"),
-    (5, "flash-decoding", "Flash decoding"),
-    (6, "paged-decoding", "Paged decoding"),
+    (4, "flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
+    (5, "flash-attention-2-backward", "Flash Attention 2 backward"),
+    (6, "flash-decoding", "Flash decoding"),
+    (7, "paged-decoding", "Paged decoding"),
 )
 
 

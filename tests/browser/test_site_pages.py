@@ -15,9 +15,10 @@ NAV = [
     "1. Online softmax",
     "2. Flash Attention 1",
     "3. Flash Attention 2",
-    "4. Flash Attention 2 backward",
-    "5. Flash decoding",
-    "6. Paged decoding",
+    "4. Flash Attention 2 on tensor cores",
+    "5. Flash Attention 2 backward",
+    "6. Flash decoding",
+    "7. Paged decoding",
 ]
 
 

@@ -84,6 +84,12 @@ SOURCES = {
         "GitHub, Dao-AILab",
         "https://github.com/Dao-AILab/flash-attention/blob/main/hopper/tile_scheduler.hpp",
     ),
+    "ptx-isa": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: warp-level matrix instructions (mma.m16n8k16 fragment layouts, ldmatrix)",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#warp-level-matrix-instructions",
+    ),
     "paged-attention": Source(
         "Woosuk Kwon, Zhuohan Li, Siyuan Zhuang, Ying Sheng, Lianmin Zheng, Cody Hao Yu, Joseph E. Gonzalez, "
         "Hao Zhang, Ion Stoica",
