@@ -13,9 +13,10 @@ lanes) their cells get ``kv-frag-on`` and the others ``kv-frag-off`` (drawn fade
 the left and top edges; a wider gap after row 7 and column 7 marks the 8×8 blocks the registers come in.
 
 The drawing keeps its proportions: a viewBox of about a pixel a unit at its natural size, shrunk to the column's
-width (``max-width: 100%``), so a 16-column tile is 0.58 of its size in a 390 px phone's 350 px column. A tile with
-more than 8 columns of one-element cells is ``kv-frag-dense``: on a narrow screen the stylesheet shows the lane's
-number alone, larger (19 units: 11 px there), and hides the element, which the cell's <title> still names.
+width (``max-width: 100%``), so a 16-column tile (``kv-frag-wide``) is 0.58 of its size in a 390 px phone's 350 px
+column: on a narrow screen the stylesheet enlarges its text (19-unit lanes: 11 px there). When its cells are single
+elements (``kv-frag-dense``) it shows there the lane's number alone and hides the element, which the cell's <title>
+still names.
 The <svg> is ``role="img"``, labelled by its <title> and described by its <desc>: its text alternative.
 """
 
@@ -45,10 +46,12 @@ def picture(cells, *, rows, cols, ident, title, desc, highlight=None):
     for c in cells:
         if not (0 <= c.row < rows and c.col >= 0 and c.col + c.span <= cols and 0 <= c.lane < 32):
             raise ValueError(f"fragment picture: {c} is outside a {rows}×{cols} tile of 32 lanes")
-    dense = cols > 8 and any(c.span == 1 for c in cells)
+    size = (" kv-frag-wide" if cols > 8 else "") + (
+        " kv-frag-dense" if cols > 8 and any(c.span == 1 for c in cells) else ""
+    )
     width, height = _x(cols - 1) + CELL_W + 2, _y(rows - 1) + CELL_H + 2
     parts = [
-        f'<svg class="kv-frag{" kv-frag-dense" if dense else ""}" id="{ident}" role="img" '
+        f'<svg class="kv-frag{size}" id="{ident}" role="img" '
         f'viewBox="0 0 {width} {height}" '
         f'width="{width}" height="{height}" aria-labelledby="{ident}-title" aria-describedby="{ident}-desc">',
         f'<title id="{ident}-title">{escapeHtml(title)}</title><desc id="{ident}-desc">{escapeHtml(desc)}</desc>',
