@@ -77,7 +77,8 @@ def _figure(page, token, line, context, ident):
         desc += " " + held(cells, highlight)
     svg = fragments_svg.picture(cells, rows=rows, cols=cols, ident=ident, title=title, desc=desc, highlight=highlight)
     caption = escapeHtml(trace.fill(token.content.strip(), page, line, context))
-    return f'<figure class="kv-frag-figure">{svg}<figcaption>{caption}</figcaption></figure>\n'
+    caption = f"<figcaption>{caption}</figcaption>" if caption else ""  # an empty fence: the picture alone
+    return f'<figure class="kv-frag-figure">{svg}{caption}</figure>\n'
 
 
 def lanes(text):
