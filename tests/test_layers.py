@@ -55,6 +55,7 @@ PY_COMPONENTS = [  # (glob of module names, component): the first that matches
             "step_at",
             "library",
             "bars_svg",
+            "fragments_svg",
         )
     ),
     ("kernelviz.site.extensions*", "site extensions"),

@@ -1,7 +1,7 @@
 """``kernelviz build``: pages/*.md to a static site, in one pipeline you can read top to bottom.
 
     collect pages → parse → figures (run the editors, check and draw the Scene, prerender the sizes: site.figures)
-    → resolve (steps, trace numbers and charts, links, CUDA regions, contents, sections)
+    → resolve (steps, trace numbers and charts, fragment pictures, links, CUDA regions, contents, sections)
     → math to MathML (Temml, in-process)
     → render, and a page per kernel the pages cite → write, with the assets → check links → strict?
     → precompressed siblings (``kernelviz build``: NAME.gz for static hosts) → publish
@@ -34,13 +34,13 @@ from . import (
 )
 from .diagnostics import BuildError, Diagnostics
 from .exchange import exchange
-from .extensions import contents, cuda, links, math, references, roofline, steps, tiles_chart, toc, trace
+from .extensions import contents, cuda, fragments, links, math, references, roofline, steps, tiles_chart, toc, trace
 from .markdown import markdown
 
 WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
 PAGES = locations.PAGES
 MARKER = ".kernelviz-site"  # in every site we write; a folder without it is never replaced
-RESOLVE = (steps, roofline, trace, tiles_chart, links, cuda, contents, references, toc)
+RESOLVE = (steps, roofline, trace, tiles_chart, fragments, links, cuda, contents, references, toc)
 
 
 @dataclass
