@@ -7,7 +7,9 @@
 
 Shapes: q (BH, N, d); k, v (BH, N_kv, d). Causal masking is bottom-right aligned (see ``reference``).
 Every algorithm takes Br, Bc, causal, dtype ("float32" or "float16" storage; float32 arithmetic), scale
-(default 1/sqrt(d)) and sram_budget (bytes, optional); flash decoding also takes n_splits.
+(default 1/sqrt(d)) and sram_budget (bytes, optional); flash decoding also takes n_splits. FA2 on tensor cores,
+``flash_attention_2_mma``, takes "float16" or "bfloat16" storage only, warps and p_in_shared, and counts its
+shared-memory traffic too (``ledger.numbers()["shared"]``).
 
 Paged decoding takes a batch of sequences in a paged K/V cache instead (see ``paged_decoding``):
     paged_decoding(q, k_pages, v_pages, block_table, seq_lens, n_splits=1, dtype=..., scale=..., sram_budget=...)
@@ -22,6 +24,7 @@ from ._inputs import AttentionResult
 from .fa1 import flash_attention_1
 from .fa2 import flash_attention_2
 from .fa2_backward import flash_attention_2_backward
+from .fa2_mma import flash_attention_2_mma
 from .flash_decoding import flash_decoding
 from .ledger import Ledger, SramBudgetError, Transfer
 from .paged_cache import random_batch
@@ -50,6 +53,7 @@ __all__ = [
     "flash_attention_1",
     "flash_attention_2",
     "flash_attention_2_backward",
+    "flash_attention_2_mma",
     "flash_decoding",
     "flops",
     "formulas",

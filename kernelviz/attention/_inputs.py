@@ -12,9 +12,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..cuda import half
 from .ledger import EXP, OTHER, Ledger
 
 DTYPES = {"float32": np.float32, "float16": np.float16}
+SIXTEEN_BIT = {"float16": "fp16", "bfloat16": "bf16"}  # tensor cores' operands, as kernelviz.cuda.half names them
 STAT_BYTES = 4  # m, l, L and the fp32 partials are float32 whatever the storage dtype
 
 
@@ -50,16 +52,44 @@ def storage_dtype(dtype):
     return np.dtype(DTYPES[key])
 
 
+def itemsize(dtype):
+    """Bytes of one stored element of storage dtype `dtype` (a name): 2 for float16 and bfloat16, else 4."""
+    return 2 if dtype in SIXTEEN_BIT else 4
+
+
 def check_qkv(q, k, v, scale, dtype):
     """Validate q, k, v and the scale; return them cast to the storage dtype, the scale, and the dtype."""
     q, k, v, scale = validate(q, k, v, scale)
     dt = storage_dtype(dtype)
+    return (*_finite([stored(x, dt.name) for x in (q, k, v)], dt.name), scale, dt)
+
+
+def check_qkv_16bit(q, k, v, scale, dtype):
+    """As ``check_qkv`` for tensor cores' 16-bit operands: `dtype` "float16" or "bfloat16"; q, k, v come back as
+    float32 arrays of the values rounded to it (``stored``)."""
+    if dtype not in SIXTEEN_BIT:
+        raise ValueError(
+            f"dtype: expected float16 or bfloat16 (tensor cores' mma.m16n8k16 takes 16-bit operands), got {dtype!r}"
+        )
+    q, k, v, scale = validate(q, k, v, scale)
+    return (*_finite([stored(x, dtype) for x in (q, k, v)], dtype), scale)
+
+
+def stored(x, dtype):
+    """`x` as an algorithm reads it in storage dtype `dtype` (a name): cast to float32 or float16, or for bfloat16
+    rounded to nearest even (``kernelviz.cuda.half``, as the tensor-core kernel's host does) and held in float32,
+    NumPy having no bfloat16."""
     with np.errstate(over="ignore"):
-        cast = [x.astype(dt, copy=False) for x in (q, k, v)]
-    for name, x in zip("qkv", cast, strict=True):
+        if dtype == "bfloat16":
+            return half.round(x, SIXTEEN_BIT[dtype])
+        return np.asarray(x).astype(storage_dtype(dtype), copy=False)
+
+
+def _finite(arrays, dtype):
+    for name, x in zip("qkv", arrays, strict=True):
         if not np.all(np.isfinite(x)):
-            raise ValueError(f"{name}: overflows {dt.name} storage")
-    return (*cast, scale, dt)
+            raise ValueError(f"{name}: overflows {dtype} storage")
+    return arrays
 
 
 def validate(q, k, v, scale):
@@ -134,17 +164,19 @@ def safe_max(m):
     return np.where(np.isneginf(m), np.float32(0), m)
 
 
-def absorb(m_i, l_i, acc, s, vj, flops=None):
+def absorb(m_i, l_i, acc, s, vj, flops=None, rounding=None):
     """One online-softmax step: fold the scores s (B, Br, Bc) and values vj (B, Bc, d) into the running max m_i,
     the running sum l_i (B, Br) and the unnormalized output acc (B, Br, d). Rows that have seen only masked keys
-    keep m = -inf, l = 0, acc = 0. `flops`: counts, with r = B*Br rows, c = Bc, 2rcd + r(c + 1) exponentials
+    keep m = -inf, l = 0, acc = 0. `rounding`: applied to P = exp(s - m) before P vj (not before its row sum): the
+    tensor-core kernel rounds P to its 16-bit operand type there, a cast that costs nothing.
+    `flops`: counts, with r = B*Br rows, c = Bc, 2rcd + r(c + 1) exponentials
     and 3rc + 2r + 2rd other operations (row max, two subtractions, row sum, two rescales, one add)."""
     m_new = np.maximum(m_i, s.max(-1))
     m_safe = safe_max(m_new)
     alpha = np.exp(m_i - m_safe)
     p = np.exp(s - m_safe[..., None])
     l_new = alpha * l_i + p.sum(-1)
-    acc_new = alpha[..., None] * acc + np.matmul(p, vj.astype(np.float32))
+    acc_new = alpha[..., None] * acc + np.matmul(p if rounding is None else rounding(p), vj.astype(np.float32))
     if flops is not None:
         rows, c, d = m_i.size, s.shape[-1], acc.shape[-1]
         flops.add(OTHER, rows * c + rows)  # row max of s, folded into m_i; m_i - m_safe

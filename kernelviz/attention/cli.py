@@ -12,6 +12,11 @@ result independently, to that file exactly. ``--gpu KEY`` adds where the run sit
 kernel launches for --batch-heads (batch, head) pairs dealt to that GPU's SMs (``blocks.grid``, ``blocks.schedule``):
 when its last block ends, in units of one tile, in launch order and heaviest first.
 
+`kernelviz trace fa2-mma` is FA2 on tensor cores (``fa2_mma``): --dtype float16 (its default) or bfloat16, which no
+other algorithm takes; --warps (default 4) warps a block, each owning Br / warps query rows; --p-in-shared sends P
+through shared memory. Its table and JSON add the shared-memory traffic (``shared``: per_tensor {T: {store, load}},
+store, load, total).
+
 `kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
 --H-q 8 --H-kv 2 --splits 1 --d 64.
 
@@ -28,7 +33,16 @@ from kernelviz.commands.checks import non_negative, output_file, positive
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = ("standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding")
+NAMES = (
+    "standard",
+    "fa1",
+    "fa2",
+    "flash-decoding",
+    "fa2-backward",
+    "standard-backward",
+    "fa2-mma",
+    "paged-decoding",
+)
 
 
 def _lengths(text):
@@ -55,7 +69,20 @@ def add_arguments(parser):
         help="K/V splits: flash decoding (default min(4, tiles)), paged decoding (default 1)",
     )
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
-    parser.add_argument("--dtype", choices=("float32", "float16"), default="float32", help="storage dtype")
+    parser.add_argument(
+        "--dtype",
+        choices=("float32", "float16", "bfloat16"),
+        help="storage dtype (default float32; fa2-mma: float16, and it alone takes bfloat16 and not float32)",
+    )
+    parser.add_argument(
+        "--warps", type=positive, help="fa2-mma: warps a block, each owning Br / warps query rows (default 4)"
+    )
+    parser.add_argument(
+        "--p-in-shared",
+        action="store_true",
+        dest="p_in_shared",
+        help="fa2-mma: send P through shared memory (the round trip FA2's register reuse avoids) to count it",
+    )
     parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=positive, dest="sram_budget", help="SRAM bytes a block may use")
@@ -75,9 +102,16 @@ def main(args):
     import numpy as np
 
     from . import FORMULAS, blocks, footprint, formulas, run
+    from ._inputs import itemsize, stored
+    from .runs import storage
 
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        args.dtype = storage(args.algo, args.dtype)  # fa2-mma's default is float16
+    except ValueError as e:
+        print(f"kernelviz trace: error: {e}", file=sys.stderr)
         return 2
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
@@ -94,6 +128,8 @@ def main(args):
     given["batch_heads"] = args.batch_heads
     if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
         given["splits"] = args.splits
+    if args.algo == "fa2-mma":
+        given.update(warps=args.warps or 4, p_in_shared=args.p_in_shared)
     try:
         with _progress(args, n_kv, FORMULAS[args.algo]):
             done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
@@ -102,8 +138,7 @@ def main(args):
         return 2
     result, (q, k, v) = done.result, done.inputs.values()
 
-    itemsize = np.dtype(args.dtype).itemsize
-    sizes = dict(N_kv=n_kv, itemsize=itemsize, batch_heads=args.batch_heads)
+    sizes = dict(N_kv=n_kv, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
     backward = args.algo.endswith("-backward")  # measured against the standard backward and its own minimum
     standard = (formulas.standard_backward if backward else formulas.standard)(
         args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes
@@ -134,7 +169,7 @@ def main(args):
             work = blocks.grid(args.algo, report["kv_tiles_per_block"], args.batch_heads)
             report["schedule"] = blocks.schedule(work, device.sms)
     if args.save:
-        arrays = dict(q=q.astype(args.dtype), k=k.astype(args.dtype), v=v.astype(args.dtype), o=result.o)
+        arrays = dict(q=stored(q, args.dtype), k=stored(k, args.dtype), v=stored(v, args.dtype), o=result.o)
         if result.lse is not None:
             arrays["lse"] = result.lse
         for name in ("do", "dq", "dk", "dv"):  # a backward pass: the dO it drew and the gradients
@@ -181,6 +216,11 @@ def _options_problem(args):
         return None if args.seq_lens else "paged-decoding needs --seq-lens (the batch's lengths, e.g. 5,17,9)"
     if args.seq_lens or args.H_kv:
         return f"--seq-lens and --H-kv are paged-decoding options, not {args.algo}'s"
+    mma = [name for name, value in (("--warps", args.warps), ("--p-in-shared", args.p_in_shared)) if value]
+    if mma and args.algo != "fa2-mma":
+        return f"{' and '.join(mma)}: fa2-mma's options (warps on tensor cores), not {args.algo}'s"
+    if args.algo == "fa2-mma" and args.Br % (args.warps or 4):
+        return f"--Br {args.Br} must be a multiple of --warps {args.warps or 4} (each warp owns Br / warps rows)"
     return None if args.N else f"{args.algo} needs --N (query rows)"
 
 
@@ -191,10 +231,10 @@ def _progress(args, n_kv, formula):
     from kernelviz.progress import bar
 
     from . import formulas
+    from ._inputs import itemsize
     from .ledger import observing
 
-    itemsize = 2 if args.dtype == "float16" else 4
-    sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize, batch_heads=args.batch_heads)
+    sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
     extra = {}
     if args.algo == "flash-decoding":
         extra["n_splits"] = min(args.splits or 4, math.ceil(n_kv / args.Bc))
@@ -208,10 +248,12 @@ def _progress(args, n_kv, formula):
 
 def _memory_problem(args, n_kv, footprint):
     """Why this run would not fit in the memory available (a sentence saying what would), or None."""
-    itemsize = 2 if args.dtype == "float16" else 4
+    from ._inputs import itemsize
+
     splits = min(args.splits or 4, math.ceil(n_kv / args.Bc))
+    item = itemsize(args.dtype)
     need, parts = footprint.estimate(
-        args.algo, args.N, n_kv, args.d, args.batch_heads, args.Br, args.Bc, itemsize, splits, save=bool(args.save)
+        args.algo, args.N, n_kv, args.d, args.batch_heads, args.Br, args.Bc, item, splits, save=bool(args.save)
     )
     have = footprint.available()
     if have is None or need <= have:
@@ -227,12 +269,15 @@ def _memory_problem(args, n_kv, footprint):
 
 def _table(report):
     """The report for people: a unit on every number, and each ratio said in the direction it goes."""
+    from ._inputs import itemsize
+
     p = report["params"]
-    itemsize = 2 if p.get("dtype") == "float16" else 4
+    shown = ("Br", "Bc", "n_splits", "warps", "causal", "dtype", "p_in_shared")
     lines = [
         f"{report['algorithm']}: N={p['N']} N_kv={p['N_kv']} d={p['d']} batch*heads={p['batch_heads']} "
-        + " ".join(f"{k}={v}" for k, v in p.items() if k in ("Br", "Bc", "n_splits", "causal", "dtype")),
-        f"  ({p['N']} query rows, {p['N_kv']} key/value rows, {p['d']} elements per row, {itemsize} B per element)",
+        + " ".join(f"{k}={v}" for k, v in p.items() if k in shown),
+        f"  ({p['N']} query rows, {p['N_kv']} key/value rows, {p['d']} elements per row, "
+        f"{itemsize(p.get('dtype'))} B per element)",
         f"{'HBM traffic':<12}{'read':>18}{'write':>18}",
     ]
     for name, t in report["per_tensor"].items():
@@ -247,6 +292,14 @@ def _table(report):
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",
         "FLOPs: " + ", ".join(f"{kind} {n:,} FLOP" for kind, n in report["flops"].items()),
     ]
+    if shared := report.get("shared"):
+        per = shared["per_tensor"]
+        lines.append(
+            f"shared memory traffic: {shared['total']:,} B ({size(shared['total'])}): stored {shared['store']:,} B, "
+            f"loaded {shared['load']:,} B; "
+            + ", ".join(f"{t} {sl['store'] + sl['load']:,} B" for t, sl in per.items())
+            + ("" if per.get("P", {}).get("store") else " (P stays in registers)")
+        )
     if roof := report.get("roofline"):
         lines.append(on_gpu(roof))
     if "kv_tiles_per_block" in report:

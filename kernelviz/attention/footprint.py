@@ -23,7 +23,7 @@ def transfers(algo, n, n_kv, Br, Bc, n_splits):
         return tr * (6 * tc + 2)
     if algo == "fa1":
         return 3 * tr + tc * (2 + 7 * tr)
-    if algo == "fa2":
+    if algo in ("fa2", "fa2-mma"):  # fa2-mma's shared-memory traffic is summed as it goes, not recorded
         return tr * (2 * tc + 3)
     if algo == "fa2-backward":  # its forward, then the preprocess and the main kernel
         return tr * (2 * tc + 3) + 4 * tr + tc * (4 + 6 * tr)
@@ -57,6 +57,9 @@ def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits
         parts["S and P (N x N_kv each)"] = 2 * itemsize * bh * n * n_kv + 16 * bh * br * n_kv
     if algo == "standard-backward":  # P, dP, dS stored, and P's float32 temporaries (S, exp, one at a time)
         parts["P, dP, dS and their temporaries (N x N_kv each)"] = (3 * itemsize + 12) * bh * n * n_kv
+    if algo == "fa2-mma":  # q, k, v rounded to 16 bits held as float32 (bf16's rounding: 64-bit temporaries); bf16's
+        # o in float32 too
+        parts["16-bit rounding"] = qkv * (4 - itemsize) + 32 * bh * max(n, n_kv) * d + bh * n * d * (4 - itemsize)
     if algo == "flash-decoding":
         parts["partials"] = 8 * n_splits * bh * br * (d + 2)
     if save:

@@ -8,6 +8,9 @@ Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query 
 ``itemsize`` bytes per stored element of Q, K, V, O, S, P (4: float32, 2: float16); m, l, L and the partials
 of flash decoding are float32 (4 bytes) always. ``batch_heads`` multiplies everything.
 
+Shared-memory traffic (``fa2_mma_shared``) comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into
+SRAM and bytes taken from it into registers.
+
 Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
 the K/V tiles that lie entirely above its last row's diagonal.
 """
@@ -21,6 +24,11 @@ def cdiv(a, b):
 
 def rw(read=0, write=0):
     return {"read": read, "write": write}
+
+
+def sl(store=0, load=0):
+    """One tensor's shared-memory traffic: bytes stored into SRAM, bytes loaded from it into registers."""
+    return {"store": store, "load": load}
 
 
 def total(per_tensor):
@@ -93,6 +101,20 @@ def q_rows_read(N, Br, Bc, N_kv=None, causal=False):
     """Rows of Q moved when K/V is the outer loop and each K/V tile visits every block of Br query rows that sees
     one of its keys (FA1's inner loop, the FA2 backward's): the sum over blocks of tiles visited times rows."""
     return sum(tiles_visited(i, N, Br, Bc, N_kv, causal) * min(Br, N - i * Br) for i in range(cdiv(N, Br)))
+
+
+def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False, p_in_shared=False, batch_heads=1):
+    """Shared-memory traffic of FA2 on tensor cores (``attention.fa2_mma``; its HBM traffic is ``fa2``'s), counted
+    at full tile size as the kernel moves it (rows past N or N_kv are stored as zeros and loaded too): each of the
+    Tr = ceil(N / Br) blocks stores Qi and loads it into its warps' registers once (Br d s each way); on each of the
+    tile_interactions visited tiles it stores Kj and Vj once (Bc d s each) and each of its `warps` warps loads all of
+    both (warps Bc d s each). P stays in registers (0), or with ``p_in_shared`` takes a round trip through SRAM on
+    every visited tile (Br Bc s stored, as much loaded)."""
+    h, s = batch_heads, itemsize
+    q = h * cdiv(N, Br) * Br * d * s
+    visited = h * tile_interactions(N, Br, Bc, N_kv, causal)
+    kv, p = visited * Bc * d * s, visited * Br * Bc * s if p_in_shared else 0
+    return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
 
 
 def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):

@@ -12,6 +12,11 @@ on a ragged last tile still owns a full tile). ``peak_sram`` is the largest bloc
 ``sram_budget`` (bytes), declaring a block that does not fit raises ``SramBudgetError``, naming the tiles
 that do not fit.
 
+Shared-memory traffic, where an algorithm models it (``smem``: FA2 on tensor cores), is counted too: the bytes a
+block stores into SRAM (``store``: from HBM, or from registers) and loads from SRAM into registers (``load``), per
+tensor, all heads, at full tile size as the kernel moves them (rows past N are stored as zeros and loaded too). Other
+algorithms record none, and their numbers say nothing of it.
+
 Beside the bytes, ``flops`` counts the floating-point work the algorithm does, by kind, as it does it (``Flops``):
 the helper that multiplies two matrices or takes an exponential adds what that operation costs.
 """
@@ -21,6 +26,7 @@ from collections import Counter
 from typing import NamedTuple
 
 READ, WRITE = "read", "write"
+STORE, LOAD = "store", "load"  # shared-memory traffic: registers or HBM -> SRAM, and SRAM -> registers
 
 
 class SramBudgetError(ValueError):
@@ -98,6 +104,7 @@ class Ledger:
         self.tensor_bytes = {}  # name -> bytes of the whole tensor in HBM (all heads)
         self.sram = {}  # kernel -> {tile name: bytes} held by one block
         self.transfers = []
+        self.smem_bytes = {}  # tensor -> {"store": bytes, "load": bytes} of shared-memory traffic (all heads)
         self.flops = Flops()
 
     # ---- recording (used by the algorithms) ----
@@ -131,6 +138,15 @@ class Ledger:
     def write(self, tensor, tile, nbytes, *, step, kernel, block, heads):
         """Record that each head in `heads` (a count) wrote `nbytes` bytes of `tensor`'s `tile`."""
         self._add(tensor, tile, WRITE, nbytes, step, kernel, block, heads)
+
+    def smem(self, tensor, direction, nbytes, *, heads=1):
+        """Record that each head in `heads` (a count) moved `nbytes` bytes of `tensor` into shared memory
+        (`direction` "store") or out of it into registers ("load"). 0 bytes registers the tensor, so that the
+        numbers name it with 0 (FA2 on tensor cores: P, which stays in registers)."""
+        if direction not in (STORE, LOAD):
+            raise ValueError(f"direction: expected {STORE!r} or {LOAD!r}, got {direction!r}")
+        moved = self.smem_bytes.setdefault(tensor, {STORE: 0, LOAD: 0})
+        moved[direction] += int(nbytes) * heads
 
     def _add(self, tensor, tile, direction, nbytes, step, kernel, block, heads):
         nbytes = int(nbytes)
@@ -190,6 +206,8 @@ class Ledger:
             bytes[T]                       bytes of T read and written; bytes[total], [read], [write]: all traffic
             peak_sram                      bytes of SRAM of the largest block (``peak_sram``)
             flops[kind]                    floating-point operations by kind (matmul, exp, other), and total
+            shared[T]                      bytes of T stored into and loaded from shared memory; shared[total],
+                                           [store], [load]: all of it (only when the run recorded any, ``smem``)
         """
         per = self.per_tensor
         tiles = {READ: Counter(), WRITE: Counter()}
@@ -206,14 +224,28 @@ class Ledger:
             bytes={**moved, "total": self.total_bytes, "read": self.read_bytes, "write": self.write_bytes},
             peak_sram=self.peak_sram,
             flops={**self.flops.by_kind, "total": self.total_flops},
+            **({"shared": self.shared_numbers()} if self.smem_bytes else {}),
         )
 
+    def shared_numbers(self):
+        """{T: bytes of T stored and loaded, ..., "total", "store", "load"} of the shared-memory traffic (``smem``)."""
+        per = {t: sl[STORE] + sl[LOAD] for t, sl in self.smem_bytes.items()}
+        store = sum(sl[STORE] for sl in self.smem_bytes.values())
+        load = sum(sl[LOAD] for sl in self.smem_bytes.values())
+        return {**per, "total": store + load, STORE: store, LOAD: load}
+
     def summary(self):
-        """A plain dict: per_tensor, total_bytes, flops by kind, peak_sram and sram per kernel (the CLI's JSON)."""
-        return {
+        """A plain dict: per_tensor, total_bytes, flops by kind, peak_sram and sram per kernel (the CLI's JSON); and
+        where the run recorded shared-memory traffic, shared: {per_tensor: {T: {store, load}}, store, load, total}."""
+        out = {
             "total_bytes": self.total_bytes,
             "flops": self.flops.by_kind,
             "per_tensor": self.per_tensor,
             "peak_sram_bytes": self.peak_sram,
             "sram": {kernel: dict(tiles) for kernel, tiles in self.sram.items()},
         }
+        if self.smem_bytes:
+            numbers = self.shared_numbers()
+            out["shared"] = {"per_tensor": {t: dict(sl) for t, sl in self.smem_bytes.items()}}
+            out["shared"].update({k: numbers[k] for k in (STORE, LOAD, "total")})
+        return out

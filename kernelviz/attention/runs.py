@@ -2,14 +2,16 @@
 ``{{ trace }}`` numbers are read from.
 
     done = run("fa2", N=8, d=4, Br=4, Bc=4)            # attention: N, d, Br, Bc required; N_kv (N),
-    done.result.ledger.trips("K")                       #   splits (flash-decoding), causal, batch_heads (1)
+    done.result.ledger.trips("K")                       #   splits (flash-decoding), causal, batch_heads (1),
+    run("fa2-mma", N=8, d=4, Br=4, Bc=4, warps=2)       #   warps (4) and p_in_shared (false): fa2-mma's
     run("online-softmax-output", N=16, Bc=4, d=2)       # softmax: N, Bc required; rows (1); d (the output's)
     run("paged-decoding", seq_lens=[5, 9], d=4, page_size=4)  # paged: H_q (1), H_kv (H_q), splits (1)
 
 The inputs are standard normals from ``default_rng(seed)`` (``_inputs.random_normal``): q (batch_heads, N, d), then
 k and v (batch_heads, N_kv, d); for the softmax variants x (rows, N), then V (N, d); for paged decoding
 ``paged_cache.random_batch`` (its pages scattered through the pool). HBM counts depend on the sizes
-only, never on the values. The sizes are named as in ``kernelviz.glossary`` (an old name, n_splits or b, works
+only, never on the values. The storage dtype is float32 by default, float16 for fa2-mma (``storage``); bfloat16 is
+fa2-mma's alone. The sizes are named as in ``kernelviz.glossary`` (an old name, n_splits or b, works
 with a FutureWarning naming the new one). A bad size raises ValueError naming it; the algorithm's own checks follow.
 """
 
@@ -19,10 +21,11 @@ from dataclasses import dataclass
 from .. import glossary
 from . import flops, formulas
 from ._backward import traced
-from ._inputs import random_normal, tiles
+from ._inputs import itemsize, random_normal, tiles
 from .fa1 import flash_attention_1
 from .fa2 import flash_attention_2
 from .fa2_backward import flash_attention_2_backward
+from .fa2_mma import flash_attention_2_mma
 from .flash_decoding import flash_decoding
 from .paged_cache import random_batch
 from .paged_decoding import paged_decoding
@@ -39,6 +42,7 @@ ALGORITHMS = {
     # the backward passes: each runs its forward for O and L, then the backward on a random dO (_backward.traced)
     "fa2-backward": traced(flash_attention_2, flash_attention_2_backward),
     "standard-backward": traced(standard_attention, standard_attention_backward, needs=("do",)),
+    "fa2-mma": flash_attention_2_mma,  # on tensor cores: 16-bit storage only (``storage``), warps, shared traffic
     "paged-decoding": paged_decoding,  # on a batch in a paged cache, not q, k, v: run() draws one (random_batch)
 }
 # The closed-form count each one's ledger meets, and the closed-form FLOP count each one's ledger.flops meets.
@@ -49,6 +53,7 @@ FORMULAS = {
     "flash-decoding": formulas.flash_decoding,
     "fa2-backward": formulas.fa2_backward,
     "standard-backward": formulas.standard_backward,
+    "fa2-mma": formulas.fa2,  # FA2's HBM traffic exactly; its shared-memory traffic: formulas.fa2_mma_shared
     "paged-decoding": formulas.paged_decoding,
 }
 FLOP_FORMULAS = {
@@ -58,8 +63,12 @@ FLOP_FORMULAS = {
     "flash-decoding": flops.flash_decoding,
     "fa2-backward": flops.fa2_backward,
     "standard-backward": flops.standard_backward,
+    "fa2-mma": flops.fa2,  # the same work: rounding P to 16 bits is a cast, which costs nothing
     "paged-decoding": flops.paged_decoding,
 }
+# the storage dtypes each algorithm takes (the first: its default); the others take float32 and float16
+DTYPES = {"fa2-mma": ("float16", "bfloat16")}  # tensor cores' mma.m16n8k16 takes 16-bit operands
+MMA_OPTIONS = ("warps", "p_in_shared")  # fa2-mma's alone, as splits is flash decoding's
 SOFTMAX = {
     "naive-softmax": naive_softmax,
     "safe-softmax": safe_softmax,
@@ -76,6 +85,8 @@ ATTENTION_SIZES = {
     "splits": (int, False),
     "batch_heads": (int, False),
     "causal": (bool, False),
+    "warps": (int, False),
+    "p_in_shared": (bool, False),
 }
 SOFTMAX_SIZES = {"N": (int, True), "Bc": (int, True), "rows": (int, False)}
 PAGED_SIZES = {
@@ -114,17 +125,31 @@ class Run:
         return {"Tr": len(tiles(s["N"], s["Br"])), "Tc": len(tiles(s["N_kv"], s["Bc"]))}
 
 
-def run(algo, *, seed=0, dtype="float32", sram_budget=None, **sizes):
+def storage(algo, dtype=None):
+    """The storage dtype `algo` runs in: `dtype`, or when None its default (float16 for fa2-mma, float32 for the
+    others). Raises ValueError, naming what it takes, for a dtype `algo` does not take (DTYPES)."""
+    takes = DTYPES.get(algo, ("float32", "float16"))
+    if dtype is None:
+        return takes[0]
+    if dtype not in takes:
+        why = " (tensor cores' mma.m16n8k16 takes 16-bit operands)" if algo in DTYPES else ""
+        others = "; bfloat16 is fa2-mma's (tensor cores)" if dtype == "bfloat16" else ""
+        raise ValueError(f"dtype: {algo} takes {' or '.join(takes)}{why}, not {dtype}{others}")
+    return dtype
+
+
+def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
     """Run `algo` (a name of ALGORITHMS or SOFTMAX) at `sizes` on random inputs drawn with `seed`; returns a Run.
-    `dtype` and `sram_budget` go to the attention algorithms. Raises ValueError for an unknown algorithm or size,
-    a size of the wrong type or below 1, a missing one, or what the algorithm refuses."""
+    `dtype` (default: ``storage``'s) and `sram_budget` go to the attention algorithms. Raises ValueError for an
+    unknown algorithm or size, a size of the wrong type or below 1, a missing one, a dtype the algorithm does not
+    take, or what the algorithm refuses."""
     sizes, messages = glossary.canonical(sizes, "attention.run")
     for message in messages:
         warnings.warn(message, FutureWarning, stacklevel=2)
     if algo == "paged-decoding":
-        return _paged(_checked(algo, sizes, PAGED_SIZES), seed, dtype, sram_budget)
+        return _paged(_checked(algo, sizes, PAGED_SIZES), seed, storage(algo, dtype), sram_budget)
     if algo in ALGORITHMS:
-        return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, dtype, sram_budget)
+        return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, storage(algo, dtype), sram_budget)
     if algo in SOFTMAX:
         kinds = {**SOFTMAX_SIZES, "d": (int, True)} if algo == "online-softmax-output" else SOFTMAX_SIZES
         return _softmax(algo, _checked(algo, sizes, kinds), seed)
@@ -137,11 +162,12 @@ def baseline(algo):
     return "standard-backward" if algo.endswith("-backward") else "standard"
 
 
-def closed_form(algo, *, dtype="float32", **sizes):
+def closed_form(algo, *, dtype=None, **sizes):
     """The numbers of attention algorithm `algo` at `sizes` from its closed forms (FORMULAS, FLOP_FORMULAS, which the
     tests hold equal to its ledger), without running it, for sizes too large to run at every build:
     {sizes..., read_bytes: {T: bytes}, write_bytes, bytes (with total, read, write), flops (by kind, with total),
-    ratio_standard (``baseline``'s traffic over this one's)}. Raises ValueError as ``run`` does."""
+    ratio_standard (``baseline``'s traffic over this one's); for fa2-mma also shared (``formulas.fa2_mma_shared``, as
+    ``Ledger.shared_numbers``)}. Raises ValueError as ``run`` does."""
     if algo not in ALGORITHMS or algo == "paged-decoding":
         raise ValueError(
             f"algo must be one of {', '.join(a for a in ALGORITHMS if a != 'paged-decoding')}, got {algo!r}"
@@ -150,9 +176,9 @@ def closed_form(algo, *, dtype="float32", **sizes):
     extra = {"n_splits": sizes["splits"]} if "splits" in sizes else {}
     args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
     common = dict(N_kv=sizes["N_kv"], causal=sizes["causal"], batch_heads=sizes["batch_heads"])
-    itemsize = 2 if dtype == "float16" else 4
-    per = FORMULAS[algo](*args, **common, **extra, itemsize=itemsize)
-    standard = FORMULAS[baseline(algo)](*args, **common, itemsize=itemsize)
+    size = itemsize(storage(algo, dtype))
+    per = FORMULAS[algo](*args, **common, **extra, itemsize=size)
+    standard = FORMULAS[baseline(algo)](*args, **common, itemsize=size)
     total = sum(rw["read"] + rw["write"] for rw in per.values())
     out = dict(sizes)
     out.update(
@@ -164,6 +190,13 @@ def closed_form(algo, *, dtype="float32", **sizes):
     out["bytes"].update(total=total, read=sum(out["read_bytes"].values()), write=sum(out["write_bytes"].values()))
     counted = FLOP_FORMULAS[algo](*args, **common, **extra)
     out["flops"] = {**counted, "total": sum(counted.values())}
+    if algo == "fa2-mma":
+        sizes = {"warps": 4, "p_in_shared": False, **sizes}
+        mma = {key: sizes[key] for key in MMA_OPTIONS}
+        shared = formulas.fa2_mma_shared(*args, **common, **mma, itemsize=size)
+        out.update(mma, shared={t: sl["store"] + sl["load"] for t, sl in shared.items()})
+        stores, loads = (sum(sl[way] for sl in shared.values()) for way in ("store", "load"))
+        out["shared"].update(total=stores + loads, store=stores, load=loads)
     return out
 
 
@@ -188,6 +221,11 @@ def _checked(algo, sizes, kinds):
         raise ValueError(f"missing {', '.join(missing)}")
     if "splits" in sizes and algo not in ("flash-decoding", "paged-decoding"):
         raise ValueError("splits is a flash-decoding size")
+    if algo != "fa2-mma" and (given := [key for key in MMA_OPTIONS if key in sizes]):
+        raise ValueError(f"{' and '.join(given)}: fa2-mma's (warps on tensor cores), not {algo}'s")
+    if sizes.get("warps") and sizes["Br"] % sizes["warps"]:
+        raise ValueError(f"Br: must be a multiple of warps (each warp owns Br / warps query rows), got "
+                         f"Br={sizes['Br']}, warps={sizes['warps']}")  # fmt: skip
     return sizes
 
 
@@ -198,6 +236,9 @@ def _attention(algo, sizes, seed, dtype, sram_budget):
     options = dict(Br=sizes["Br"], Bc=sizes["Bc"], causal=sizes["causal"], dtype=dtype, sram_budget=sram_budget)
     if algo == "flash-decoding":
         options[glossary.KEYWORDS["splits"]] = sizes.get("splits")
+    if algo == "fa2-mma":
+        sizes = {"warps": 4, "p_in_shared": False, **sizes}
+        options.update({key: sizes[key] for key in MMA_OPTIONS})
     result = ALGORITHMS[algo](q, k, v, **options)
     return Run(algo, sizes, {"q": q, "k": k, "v": v}, result)
 

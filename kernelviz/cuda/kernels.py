@@ -100,6 +100,7 @@ ALGORITHM_KERNELS = {
     "online-softmax-output": "online_softmax",
     "fa2-backward": "fa2_bwd",
     "paged-decoding": "paged_decoding",
+    "fa2-mma": "fa2_mma",
 }
 
 
@@ -108,11 +109,14 @@ def shared_memory(algo, sizes):
     at a run's `sizes` (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of
     online-softmax-output, whose kernel takes tiles (1, Bc); {d, page_size, H_q, H_kv, splits} of paged-decoding,
     whose kernel takes tiles (H_q / H_kv, page_size)), from ``plan`` with no device limit: a page may
-    describe tiles too large for one. None for an algorithm without a kernel. The tests hold these equal to what
-    ptxas reports."""
+    describe tiles too large for one. fa2_mma's from ``shared_bytes`` at any tiles, as its figure draws them (4×4,
+    2 rows a warp), though the kernel itself takes Br = 64 and multiples of 16 (``check_mma``). None for an algorithm
+    without a kernel. The tests hold these equal to what ptxas reports."""
     kernel = ALGORITHM_KERNELS.get(algo)
     if kernel is None:
         return None
+    if kernel == "fa2_mma":
+        return {kernel: shared_bytes(kernel, (sizes["Br"], sizes["Bc"]), sizes["d"])[0]}
     if kernel == "online_softmax":
         n, tiles = sizes["N"], (1, sizes["Bc"])
     elif kernel == "paged_decoding":

@@ -26,6 +26,7 @@ def test_names():
         "flash_attention_1",
         "flash_attention_2",
         "flash_attention_2_backward",
+        "flash_attention_2_mma",
         "flash_decoding",
         "flops",
         "formulas",
@@ -44,7 +45,16 @@ def test_names():
         list(attention.ALGORITHMS)
         == list(attention.FORMULAS)
         == list(attention.FLOP_FORMULAS)
-        == ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward", "paged-decoding"]
+        == [
+            "standard",
+            "fa1",
+            "fa2",
+            "flash-decoding",
+            "fa2-backward",
+            "standard-backward",
+            "fa2-mma",
+            "paged-decoding",
+        ]  # fmt: skip
     )
     assert list(attention.SOFTMAX) == ["naive-softmax", "safe-softmax", "online-softmax", "online-softmax-output"]
 
@@ -61,6 +71,8 @@ def test_signatures():
         "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_2": f"(q, k, v, *, {OPTIONS})",
         "flash_decoding": f"(q, k, v, *, {OPTIONS.replace('Bc=64, ', 'Bc=64, n_splits=None, ')})",
+        "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
+        "sram_budget=None, p_in_shared=False)",
         "naive_softmax": "(x, b=4)",
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",
@@ -69,8 +81,8 @@ def test_signatures():
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
         "sram_budget=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
-        "run": "(algo, *, seed=0, dtype='float32', sram_budget=None, **sizes)",
-        "closed_form": "(algo, *, dtype='float32', **sizes)",
+        "run": "(algo, *, seed=0, dtype=None, sram_budget=None, **sizes)",
+        "closed_form": "(algo, *, dtype=None, **sizes)",
     }
     assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")
 
@@ -88,6 +100,9 @@ def test_formulas():
     assert str(inspect.signature(f.compulsory)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.compulsory_backward)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.q_rows_read)) == "(N, Br, Bc, N_kv=None, causal=False)"
+    assert str(inspect.signature(f.fa2_mma_shared)) == (
+        "(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False, p_in_shared=False, batch_heads=1)"
+    )
     assert str(inspect.signature(f.score_matrix_bytes)) == "(N, N_kv=None, itemsize=4, batch_heads=1)"
     assert str(inspect.signature(f.tile_interactions)) == "(N, Br, Bc, N_kv=None, causal=False)"
     assert str(inspect.signature(f.split_overhead)) == "(N, d, n_splits, itemsize=4, batch_heads=1)"

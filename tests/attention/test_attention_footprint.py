@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from kernelviz.attention import footprint
+from kernelviz.attention._inputs import itemsize
 from kernelviz.cli import main
 
 CASES = [  # algo, N, N_kv, d, batch*heads, Br, Bc, dtype: some where the ledger dominates, some the arrays
@@ -25,6 +26,8 @@ CASES = [  # algo, N, N_kv, d, batch*heads, Br, Bc, dtype: some where the ledger
     ("fa2-backward", 600, 400, 128, 1, 64, 64, "float16"),
     ("standard-backward", 300, 300, 16, 2, 16, 16, "float32"),
     ("standard-backward", 64, 2000, 128, 1, 64, 64, "float16"),
+    ("fa2-mma", 300, 300, 16, 2, 16, 16, "float16"),
+    ("fa2-mma", 800, 800, 256, 2, 64, 64, "bfloat16"),
 ]
 
 
@@ -35,7 +38,7 @@ def quiet_trace(*argv):
 
 @pytest.mark.parametrize(("algo", "n", "n_kv", "d", "bh", "br", "bc", "dtype"), CASES)
 def test_the_estimate_bounds_the_measured_peak(algo, n, n_kv, d, bh, br, bc, dtype):
-    assert quiet_trace(algo, "--N", "3", "--d", "2") == 0  # imports done before measuring
+    assert quiet_trace(algo, "--N", "4", "--d", "2", "--Br", "4") == 0  # imports done before measuring
     argv = [algo, "--N", n, "--N-kv", n_kv, "--d", d, "--batch-heads", bh, "--Br", br, "--Bc", bc, "--dtype", dtype]
     tracemalloc.start()
     try:
@@ -44,7 +47,7 @@ def test_the_estimate_bounds_the_measured_peak(algo, n, n_kv, d, bh, br, bc, dty
     finally:
         tracemalloc.stop()
     splits = min(4, math.ceil(n_kv / bc))
-    estimate, parts = footprint.estimate(algo, n, n_kv, d, bh, br, bc, 2 if dtype == "float16" else 4, splits)
+    estimate, parts = footprint.estimate(algo, n, n_kv, d, bh, br, bc, itemsize(dtype), splits)
     assert estimate == sum(parts.values())
     assert peak <= estimate <= 3 * peak + footprint.MARGIN, (peak, parts)
 

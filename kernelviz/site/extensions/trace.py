@@ -6,8 +6,9 @@ The sizes come from the page's front matter, one run or several named ones:
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}                       → {{ trace.reads.K }}
     trace: {naive: {algo: naive-softmax, N: 16, Bc: 4}, fa2: {...}}   → {{ trace.naive.reads.x }}
 
-`algo` is an algorithm of ``kernelviz.attention.run`` (standard, fa1, fa2, flash-decoding: N, d, Br, Bc required;
-optional N_kv (default N), splits (flash-decoding), causal (false), dtype (float32), batch_heads (1); or a softmax
+`algo` is an algorithm of ``kernelviz.attention.run`` (standard, fa1, fa2, flash-decoding, fa2-mma: N, d, Br, Bc
+required; optional N_kv (default N), splits (flash-decoding), causal (false), dtype (float32; fa2-mma: float16, or
+bfloat16, which it alone takes), batch_heads (1), warps (4) and p_in_shared (false) (fa2-mma); or a softmax
 variant, naive-softmax, safe-softmax, online-softmax: N and Bc required, rows optional (1); online-softmax-output:
 N, Bc and d; or paged-decoding: seq_lens (a list of lengths), d and page_size required, H_q (1), H_kv (H_q),
 splits (1), dtype optional, a random batch with its pages scattered through the pool). The sizes are named as in
@@ -20,10 +21,14 @@ o, ...):
                                            read / written in full, tile transfers, bytes; bytes.total, .read,
                                            .write; peak_sram; flops.matmul, .exp, .other, .total)
     trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
-                                           backward pass, the standard backward's, which reads back a stored P)
+                                           backward pass, the standard backward's, which reads back a stored P; at
+                                           the same bytes per element: float16 for a bfloat16 fa2-mma)
+    trace.shared.T, .total, .store, .load  fa2-mma: bytes of T (Q, K, V, P) stored into shared memory and loaded
+                                           from it into registers; P is 0 unless p_in_shared (``Ledger.smem``,
+                                           ``formulas.fa2_mma_shared``)
     trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
                                            these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
-                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine:
+                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine, fa2_mma:
                                            ``kernels.shared_memory``, which the tests hold equal to ptxas's)
     trace.N, .d, .Br, .Bc, .N_kv, ...      the run's sizes, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
                                            T = ceil(N/Bc) (``Run.counts``); paged decoding: g = H_q / H_kv, pages,
@@ -44,13 +49,14 @@ on that many SMs, one block at a time an SM (``attention.blocks.grid`` and ``.sc
     trace.schedule.launch_order, .heaviest_first, .lower_bound  when the last block ends, in units of one tile
     trace.schedule.slowdown, .idle.launch_order, .idle.heaviest_first   the first over the second; percent idle
 
-The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding and online-softmax-output (Bc is
-the kernel's tile, d its D; paged decoding's tiles are (g, page_size)).
+The CUDA numbers exist for fa1, fa2, flash-decoding, fa2-backward, paged-decoding, online-softmax-output and
+fa2-mma (Bc is the kernel's tile, d its D; paged decoding's tiles are (g, page_size); fa2-mma's 2*(Br + 2*Bc)*(d + 8),
+its rows padded by 8 elements, at any sizes the figure draws, though the kernel itself takes Br = 64).
 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
-trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.* and trace.ratio_standard, and the sizes
-(``attention.closed_form``).
+trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.*, trace.ratio_standard, fa2-mma's
+trace.shared.*, and the sizes (``attention.closed_form``).
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -65,6 +71,7 @@ from ... import glossary
 from ..tokens import walk
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
+FLAGS = ("causal", "p_in_shared")  # a run's true-or-false sizes: not numbers a page quotes
 
 
 def plugin(md):
@@ -207,25 +214,26 @@ def compute(spec):
 def _compute(items):
     from kernelviz import attention
     from kernelviz.attention import blocks
-    from kernelviz.attention.runs import baseline
+    from kernelviz.attention._inputs import itemsize
+    from kernelviz.attention.runs import MMA_OPTIONS, baseline, storage
     from kernelviz.cuda import kernels
 
     sizes = dict(items)
     algo = sizes.pop("algo", None)
     grid = _schedule_spec(algo, sizes.pop("schedule", None), sizes.get("batch_heads", 1))
     attending = algo in attention.ALGORITHMS
-    options = {"dtype": sizes.pop("dtype", "float32")} if attending else {}
+    options = {"dtype": storage(algo, sizes.pop("dtype", None))} if attending else {}
     closed_form = sizes.pop("closed_form", False) if attending else False
     if not isinstance(closed_form, bool):
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
     if closed_form and grid is not None:
         raise ValueError("schedule needs the ledger's tiles per block: it does not go with closed_form")
     if closed_form:
-        return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k != "causal"}
+        return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k not in FLAGS}
     if attending and algo != "paged-decoding":
-        _fits(algo, sizes, 2 if options["dtype"] == "float16" else 4)
+        _fits(algo, sizes, itemsize(options["dtype"]))
     done = attention.run(algo, **options, **sizes)
-    out = {key: v for key, v in done.sizes.items() if key != "causal"}
+    out = {key: v for key, v in done.sizes.items() if key not in FLAGS}
     out.update(done.result.ledger.numbers())
     out.update(done.counts)
     if algo in ("fa1", "fa2"):
@@ -237,8 +245,10 @@ def _compute(items):
     if algo == "paged-decoding":  # K and V bytes read per token of the batch
         out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
     elif attending:
-        sizes.pop("splits", None)
-        standard = attention.run(baseline(algo), **options, **sizes).result.ledger
+        for key in ("splits", *MMA_OPTIONS):
+            sizes.pop(key, None)
+        as_standard = {"dtype": "float16" if itemsize(options["dtype"]) == 2 else "float32"}  # same bytes per element
+        standard = attention.run(baseline(algo), **as_standard, **sizes).result.ledger
         out["ratio_standard"] = standard.total_bytes / done.result.ledger.total_bytes
     shared = kernels.shared_memory(algo, done.sizes)
     if shared is not None:

@@ -1,0 +1,116 @@
+"""FlashAttention 2 on tensor cores, as kernelviz/cuda/fa2_mma.cu runs it: FA2's loops, split among the warps of
+a block, with 16-bit operands and float32 accumulators.
+
+A block of Br query rows is `warps` warps, each owning Br / warps rows (the CUDA kernel: 4 warps of 16 rows, Br = 64;
+the page's figure draws 2 a warp). For each block i:
+
+    store Qi HBM -> SRAM; each warp loads its rows of Qi SRAM -> registers, once
+    for each K/V tile j (with causal masking, only tiles not entirely above the diagonal, as FA2):
+        store Kj, Vj HBM -> SRAM
+        each warp: load all of Kj; S = scale * Q_w Kj^T (float32, from the 16-bit operands);
+                   online softmax on its rows (float32): m, l rescaled, P~ = exp(S - m_new);
+                   P~ rounded to the 16-bit type, already the A operand of the next mma (registers, no SRAM);
+                   load all of Vj; O_w = alpha O_w + P~ Vj (float32 accumulation)
+    each warp writes O = O_w / l (rounded to the 16-bit type) and L = m + log l (float32) registers -> HBM
+
+Storage is "float16" (inputs cast as every algorithm here casts them) or "bfloat16" (emulated by rounding float32
+to nearest even, ``kernelviz.cuda.half``; P~ and O are rounded the same way, as fa2_mma.cu's cvt does);
+o comes back as float16, or for bfloat16 as float32 holding bf16 values. HBM traffic is FA2's exactly. Shared
+memory holds Qi, Kj and Vj (the kernel pads each row by 8 elements against bank conflicts: ``kernels.shared_bytes``);
+its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block Q stored and loaded once (Br d s each),
+per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With ``p_in_shared`` P~ takes
+the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on every visited tile.
+The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``formulas.fa2_mma_shared``.
+"""
+
+import numpy as np
+
+from ..cuda import half
+from ._inputs import (
+    SIXTEEN_BIT,
+    STAT_BYTES,
+    AttentionResult,
+    absorb,
+    check_qkv_16bit,
+    finish,
+    positive_int,
+    scores,
+    tiles,
+    visible_tiles,
+)
+from .ledger import LOAD, STORE, Ledger
+
+KERNEL = "fa2_mma"
+SMEM_TENSORS = ("Q", "K", "V", "P")  # what can pass through shared memory; P only with p_in_shared
+
+
+def fresh(bh, rows, d):
+    """A warp's m = -inf, l = 0 and O = 0 for its `rows` query rows, float32."""
+    m_w = np.full((bh, rows), -np.inf, np.float32)
+    return m_w, np.zeros((bh, rows), np.float32), np.zeros((bh, rows, d), np.float32)
+
+
+def flash_attention_2_mma(
+    q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype="float16", scale=None, sram_budget=None, p_in_shared=False
+):
+    """Run FA2 on tensor cores on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Returns an
+    AttentionResult with o, lse and the ledger (HBM transfers, and shared-memory traffic). Raises ValueError naming
+    the argument on bad input (dtype float32: tensor cores take 16-bit operands; Br not a multiple of warps),
+    SramBudgetError if a block does not fit."""
+    q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
+    Br, Bc, warps = positive_int("Br", Br), positive_int("Bc", Bc), positive_int("warps", warps)
+    if Br % warps:
+        raise ValueError(f"Br: must be a multiple of warps (each warp owns Br / warps query rows), got Br={Br}, "
+                         f"warps={warps}")  # fmt: skip
+    code, rows = SIXTEEN_BIT[dtype], Br // warps
+    bh, n, d = q.shape
+    n_kv, s = k.shape[1], 2
+
+    ledger = Ledger(sram_budget)
+    for name, length in (("Q", n), ("K", n_kv), ("V", n_kv), ("O", n)):
+        ledger.hbm(name, bh * length * d * s)
+    ledger.hbm("L", bh * n * STAT_BYTES)
+    ledger.shared(KERNEL, Qi=Br * d * s, Kj=Bc * d * s, Vj=Bc * d * s, **({"P": Br * Bc * s} if p_in_shared else {}))
+    for name in SMEM_TENSORS:
+        ledger.smem(name, STORE, 0)
+
+    def rounded(p):  # P~ as the A operand of the P V mma: 16 bits
+        return half.round(p, code)
+
+    o = np.empty(q.shape, np.float16 if dtype == "float16" else np.float32)
+    lse = np.empty((bh, n), np.float32)
+    kv_tiles = tiles(n_kv, Bc)
+    smem = dict(heads=bh)
+    for i, (r0, r1) in enumerate(tiles(n, Br)):
+        at = dict(kernel=KERNEL, block=i, heads=bh)
+        ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)  # load Qi: HBM -> SRAM -> registers, once
+        ledger.smem("Q", STORE, Br * d * s, **smem)  # the whole tile: rows past N stored as zeros
+        ledger.smem("Q", LOAD, Br * d * s, **smem)  # each warp its own rows
+        own = [(min(r0 + w * rows, r1), min(r0 + (w + 1) * rows, r1)) for w in range(warps)]  # empty past N
+        state = [fresh(bh, b - a, d) for a, b in own]  # each warp's m, l, O in its registers
+        step = 0
+        for step, j in enumerate(visible_tiles(r1, n, n_kv, kv_tiles, causal), start=1):
+            c0, c1 = kv_tiles[j]
+            Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj: HBM -> SRAM
+            ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)
+            ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
+            ledger.smem("K", STORE, Bc * d * s, **smem)
+            ledger.smem("V", STORE, Bc * d * s, **smem)
+            for w, (a, b) in enumerate(own):
+                ledger.smem("K", LOAD, Bc * d * s, **smem)  # every warp reads all of Kj ...
+                if p_in_shared:  # ... P~ written to SRAM and read back as the A operand ...
+                    ledger.smem("P", STORE, rows * Bc * s, **smem)
+                    ledger.smem("P", LOAD, rows * Bc * s, **smem)
+                ledger.smem("V", LOAD, Bc * d * s, **smem)  # ... and all of Vj
+                if b > a:
+                    Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)
+                    state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
+        for (a, b), (m_w, l_w, acc) in zip(own, state, strict=True):  # O, L: registers -> HBM
+            if b > a:
+                Ow, Lw = finish(m_w, l_w, acc, ledger.flops)
+                o[:, a:b] = half.round(Ow, code)
+                lse[:, a:b] = Lw
+        ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)
+        ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=step + 1, **at)
+    params = dict(Br=Br, Bc=Bc, warps=warps, causal=causal, dtype=dtype, scale=scale, p_in_shared=p_in_shared)
+    return AttentionResult(o, lse, ledger, "fa2-mma", params)
