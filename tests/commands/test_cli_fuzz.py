@@ -38,13 +38,15 @@ def places(root):
 def grammar(paths):
     """{command: (positionals, {option: values})}; a flag's values are [None]."""
     sizes = {o: NUMBERS for o in ("--N", "--N-kv", "--d", "--Br", "--Bc", "--splits", "--batch-heads", "--seed")}
-    flags = {"--causal": [None], "--json": [None]}
+    sizes["--warps"] = NUMBERS
+    flags = {"--causal": [None], "--json": [None], "--p-in-shared": [None]}
     site = {"--out": paths, "--web-dist": paths, "--strict": [None]}
     site |= {"--editor-seconds": NUMBERS + ["inf", "nan"], "--editor-memory-mb": NUMBERS}
     return {
         "trace": (
-            ["standard", "fa1", "fa2", "flash-decoding", "paged-decoding", "fa3", "", "x"],
-            {**sizes, **flags, "--dtype": ["float16", "float64", ""], "--sram-budget": NUMBERS, "--save": paths}
+            ["standard", "fa1", "fa2", "flash-decoding", "fa2-mma", "paged-decoding", "fa3", "", "x"],
+            {**sizes, **flags, "--dtype": ["float16", "bfloat16", "float64", ""], "--sram-budget": NUMBERS}
+            | {"--save": paths}
             | {o: NUMBERS for o in ("--page-size", "--H-q", "--H-kv")}
             | {"--seq-lens": ["5,17,9", "1", "0", "3,,4", "", HUGE, f"1,{HUGE}"]},
         ),

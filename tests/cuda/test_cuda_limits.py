@@ -110,3 +110,22 @@ def test_the_shared_memory_a_page_quotes_is_each_launchs_at_the_runs_sizes():
         "online_softmax": 4 * (4 + 8 + 2 + 3)
     }
     assert kernels.shared_memory("standard", {"N": 8, "d": 4, "Br": 4, "Bc": 4}) is None
+
+
+def test_fa2_mmas_shared_memory_is_what_ptxas_reported_and_any_size_a_figure_draws():
+    """kernels.shared_memory("fa2-mma") answers {{ trace....cuda.shared_bytes.fa2_mma }}: 2*(Br + 2*Bc)*(D + 8) bytes,
+    equal to the checked-in ptxas/NVRTC report for every fa2_mma instance compiled, and defined at a figure's
+    4×4 tiles too, which the kernel itself (Br = 64, multiples of 16) does not take."""
+    import re
+
+    from kernelviz.cuda import report
+
+    seen = 0
+    for table in report.checked_in():
+        for row in table.rows["fa2_mma"]:
+            br, bc, d, _ = map(int, re.findall(r"\d+", row.kernel.partition("<")[2]))
+            sizes = {"N": 4096, "d": d, "Br": br, "Bc": bc}
+            assert kernels.shared_memory("fa2-mma", sizes) == {"fa2_mma": row.shared_bytes}, row
+            seen += 1
+    assert seen >= 8  # (64, 64, 64) and (64, 32, 128), fp16 and bf16, sm_80 and sm_90
+    assert kernels.shared_memory("fa2-mma", {"N": 8, "d": 4, "Br": 4, "Bc": 4}) == {"fa2_mma": 2 * 12 * 12}

@@ -236,3 +236,46 @@ def test_the_list_of_tiles_is_not_a_number(build_site, line):
     result, _ = build_site({"l.md": source})
     (w,) = result.warnings
     assert w.line == line(source, "list") and "trace.tiles_per_block.list is a list (a chart draws it)" in w.message
+
+
+def test_fa2_mma_shared_memory_numbers(build_site):
+    """FA2 on tensor cores: FA2's HBM numbers at 2 bytes an element, and shared memory's traffic from
+    formulas.fa2_mma_shared (P 0: it stays in registers), the kernel's __shared__ at the figure's sizes (rows padded
+    by 8 elements), and standard attention at float16 for the ratio."""
+    N, d, Br, Bc, warps = 8, 4, 4, 4, 2
+    body = (
+        "K {{ trace.shared.K }}, P {{ trace.shared.P }}, all {{ trace.shared.total }} = {{ trace.shared.store }} + "
+        "{{ trace.shared.load }}; HBM {{ trace.bytes.total }}, ratio {{ trace.ratio_standard }}, warps "
+        "{{ trace.warps }}, SRAM {{ trace.cuda.shared_bytes.fa2_mma }}.\n"
+    )
+    front = f"title: M\ntrace: {{algo: fa2-mma, N: {N}, d: {d}, Br: {Br}, Bc: {Bc}, warps: {warps}, dtype: float16}}"
+    result, out = build_site({"m.md": f"---\n{front}\n---\n{body}"})
+    assert result.warnings == []
+    got = spans((out / "m.html").read_text())
+    shared = formulas.fa2_mma_shared(N, d, Br, Bc, warps=warps)
+    fa2, standard = formulas.fa2(N, d, Br, Bc, itemsize=2), formulas.standard(N, d, Br, Bc, itemsize=2)
+    assert got == {
+        "trace.shared.K": f"{shared['K']['store'] + shared['K']['load']:,}",
+        "trace.shared.P": "0",
+        "trace.shared.total": f"{sum(sl['store'] + sl['load'] for sl in shared.values()):,}",
+        "trace.shared.store": f"{sum(sl['store'] for sl in shared.values()):,}",
+        "trace.shared.load": f"{sum(sl['load'] for sl in shared.values()):,}",
+        "trace.bytes.total": f"{formulas.total(fa2):,}",
+        "trace.ratio_standard": trace.format_number(formulas.total(standard) / formulas.total(fa2)),
+        "trace.warps": "2",
+        "trace.cuda.shared_bytes.fa2_mma": f"{2 * (Br + 2 * Bc) * (d + 8):,}",
+    }
+    assert got["trace.shared.K"] == "384"  # by hand: 4 tile visits, Kj stored (32 B) and loaded by 2 warps (64 B)
+
+
+def test_fa2_mma_p_in_shared_bfloat16_and_closed_form():
+    spec = {"algo": "fa2-mma", "N": 9, "N_kv": 13, "d": 4, "Br": 4, "Bc": 4, "warps": 2, "causal": True}
+    kept, sent = trace.compute(spec), trace.compute({**spec, "p_in_shared": True, "dtype": "bfloat16"})
+    assert kept["shared"]["P"] == 0 and sent["shared"]["P"] == sent["shared"]["total"] - kept["shared"]["total"] > 0
+    assert sent["ratio_standard"] == kept["ratio_standard"]  # standard attention at float16: 2 bytes an element too
+    for run in (kept, sent):
+        assert "p_in_shared" not in run and "causal" not in run  # flags, not numbers
+    closed = trace.compute({**spec, "closed_form": True})
+    assert closed["shared"] == kept["shared"] and closed["bytes"] == kept["bytes"]
+    with pytest.raises(ValueError, match="dtype: fa2 takes float32 or float16, not bfloat16"):
+        trace.compute({"algo": "fa2", "N": 8, "d": 4, "Br": 4, "Bc": 4, "dtype": "bfloat16"})
