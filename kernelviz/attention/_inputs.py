@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..cuda import half
+from . import half
 from .ledger import EXP, OTHER, Ledger
 
 DTYPES = {"float32": np.float32, "float16": np.float16}

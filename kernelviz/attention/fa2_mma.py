@@ -25,7 +25,7 @@ The numerics do not change (P~ is rounded to 16 bits either way). Closed form: `
 
 import numpy as np
 
-from ..cuda import half
+from . import half
 from ._inputs import (
     SIXTEEN_BIT,
     STAT_BYTES,

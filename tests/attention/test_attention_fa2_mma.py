@@ -16,10 +16,10 @@ from kernelviz.attention import (
     flash_attention_2_mma,
     flops,
     formulas,
+    half,
     run,
 )
 from kernelviz.cli import main
-from kernelviz.cuda import half
 
 CODE = {"float16": "fp16", "bfloat16": "bf16"}
 
