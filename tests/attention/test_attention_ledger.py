@@ -105,3 +105,20 @@ def test_flash_decoding_splits_own_whole_tiles_as_flash_attn_deals_them(n_kv, Bc
         mine = [t for t in ledger.transfers if t.kernel == "split" and t.block == (0, s)]
         assert [t.tile for t in mine if t.tensor == "K"] == tiles, s
         assert [t.tensor for t in mine if t.tensor not in ("K", "V")] == ["Q", "O_partial", "m_partial", "l_partial"]
+
+
+def test_shared_memory_traffic_is_summed_per_tensor_and_only_where_recorded():
+    ledger = Ledger()
+    assert "shared" not in ledger.numbers() and "shared" not in ledger.summary()
+    ledger.smem("P", "store", 0)  # registers P: it reads 0
+    ledger.smem("K", "store", 32, heads=3)
+    ledger.smem("K", "load", 64, heads=3)
+    assert ledger.numbers()["shared"] == {"P": 0, "K": 288, "total": 288, "store": 96, "load": 192}
+    assert ledger.summary()["shared"] == {
+        "per_tensor": {"P": {"store": 0, "load": 0}, "K": {"store": 96, "load": 192}},
+        "store": 96,
+        "load": 192,
+        "total": 288,
+    }
+    with pytest.raises(ValueError, match="direction: expected 'store' or 'load', got 'read'"):
+        ledger.smem("K", "read", 1)
