@@ -20,7 +20,7 @@ SIZES = {
     "splits": "flash decoding: the parts the keys are split into, one block each",
     "batch_heads": "independent (batch, head) pairs: batch × heads",
     "causal": "causal masking, bottom-right aligned: 1 (true) or 0 (false)",
-    "warps": "FA2 on tensor cores: the warps of a block, each owning Br / warps query rows",
+    "warps": "FA2 on tensor cores: the warps of a block, each owning ceil(Br / warps) of its query rows",
     "rows": "softmax: the rows of scores softmaxed side by side",
     "seq_lens": "paged attention: the length of each sequence of the batch (a list)",
     "L0": "paged attention's figure: the length of sequence 0 (seq_lens[0])",

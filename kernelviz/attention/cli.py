@@ -13,9 +13,9 @@ kernel launches for --batch-heads (batch, head) pairs dealt to that GPU's SMs (`
 when its last block ends, in units of one tile, in launch order and heaviest first.
 
 `kernelviz trace fa2-mma` is FA2 on tensor cores (``fa2_mma``): --dtype float16 (its default) or bfloat16, which no
-other algorithm takes; --warps (default 4) warps a block, each owning Br / warps query rows; --p-in-shared sends P
-through shared memory. Its table and JSON add the shared-memory traffic (``shared``: per_tensor {T: {store, load}},
-store, load, total).
+other algorithm takes; --warps (default 4) warps a block, each owning ceil(Br / warps) of its query rows;
+--p-in-shared sends P through shared memory. Its table and JSON add the shared-memory traffic (``shared``:
+per_tensor {T: {store, load}}, store, load, total).
 
 `kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
 --H-q 8 --H-kv 2 --splits 1 --d 64.
@@ -75,7 +75,7 @@ def add_arguments(parser):
         help="storage dtype (default float32; fa2-mma: float16, and it alone takes bfloat16 and not float32)",
     )
     parser.add_argument(
-        "--warps", type=positive, help="fa2-mma: warps a block, each owning Br / warps query rows (default 4)"
+        "--warps", type=positive, help="fa2-mma: warps a block, each owning ceil(Br / warps) of its rows (default 4)"
     )
     parser.add_argument(
         "--p-in-shared",
@@ -219,8 +219,6 @@ def _options_problem(args):
     mma = [name for name, value in (("--warps", args.warps), ("--p-in-shared", args.p_in_shared)) if value]
     if mma and args.algo != "fa2-mma":
         return f"{' and '.join(mma)}: fa2-mma's options (warps on tensor cores), not {args.algo}'s"
-    if args.algo == "fa2-mma" and args.Br % (args.warps or 4):
-        return f"--Br {args.Br} must be a multiple of --warps {args.warps or 4} (each warp owns Br / warps rows)"
     return None if args.N else f"{args.algo} needs --N (query rows)"
 
 

@@ -1,8 +1,9 @@
 """FlashAttention 2 on tensor cores, as kernelviz/cuda/fa2_mma.cu runs it: FA2's loops, split among the warps of
 a block, with 16-bit operands and float32 accumulators.
 
-A block of Br query rows is `warps` warps, each owning Br / warps rows (the CUDA kernel: 4 warps of 16 rows, Br = 64;
-the page's figure draws 2 a warp). For each block i:
+A block of Br query rows is `warps` warps, warp w owning rows [w R, w R + R) of the block with R = ceil(Br / warps),
+the last of them fewer (or none) when warps does not divide Br (the CUDA kernel: 4 warps of 16 rows, Br = 64; the
+page's figure draws 2 a warp). For each block i:
 
     store Qi HBM -> SRAM; each warp loads its rows of Qi SRAM -> registers, once
     for each K/V tile j (with causal masking, only tiles not entirely above the diagonal, as FA2):
@@ -55,14 +56,12 @@ def flash_attention_2_mma(
 ):
     """Run FA2 on tensor cores on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Returns an
     AttentionResult with o, lse and the ledger (HBM transfers, and shared-memory traffic). Raises ValueError naming
-    the argument on bad input (dtype float32: tensor cores take 16-bit operands; Br not a multiple of warps),
-    SramBudgetError if a block does not fit."""
+    the argument on bad input (dtype float32: tensor cores take 16-bit operands), SramBudgetError if a block does not
+    fit."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc, warps = positive_int("Br", Br), positive_int("Bc", Bc), positive_int("warps", warps)
-    if Br % warps:
-        raise ValueError(f"Br: must be a multiple of warps (each warp owns Br / warps query rows), got Br={Br}, "
-                         f"warps={warps}")  # fmt: skip
-    code, rows = SIXTEEN_BIT[dtype], Br // warps
+    code, rows = SIXTEEN_BIT[dtype], -(-Br // warps)
+    tile_rows = [max(0, min(rows, Br - w * rows)) for w in range(warps)]  # each warp's rows of a whole tile
     bh, n, d = q.shape
     n_kv, s = k.shape[1], 2
 
@@ -99,8 +98,8 @@ def flash_attention_2_mma(
             for w, (a, b) in enumerate(own):
                 ledger.smem("K", LOAD, Bc * d * s, **smem)  # every warp reads all of Kj ...
                 if p_in_shared:  # ... P~ written to SRAM and read back as the A operand ...
-                    ledger.smem("P", STORE, rows * Bc * s, **smem)
-                    ledger.smem("P", LOAD, rows * Bc * s, **smem)
+                    ledger.smem("P", STORE, tile_rows[w] * Bc * s, **smem)
+                    ledger.smem("P", LOAD, tile_rows[w] * Bc * s, **smem)
                 ledger.smem("V", LOAD, Bc * d * s, **smem)  # ... and all of Vj
                 if b > a:
                     Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)

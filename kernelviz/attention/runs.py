@@ -223,9 +223,6 @@ def _checked(algo, sizes, kinds):
         raise ValueError("splits is a flash-decoding size")
     if algo != "fa2-mma" and (given := [key for key in MMA_OPTIONS if key in sizes]):
         raise ValueError(f"{' and '.join(given)}: fa2-mma's (warps on tensor cores), not {algo}'s")
-    if sizes.get("warps") and sizes["Br"] % sizes["warps"]:
-        raise ValueError(f"Br: must be a multiple of warps (each warp owns Br / warps query rows), got "
-                         f"Br={sizes['Br']}, warps={sizes['warps']}")  # fmt: skip
     return sizes
 
 

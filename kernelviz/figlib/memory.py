@@ -51,6 +51,8 @@ class Tensor(list):
 
     def __init__(self, name, rows, cols, tile, tiles, itemsize=BYTES):
         super().__init__(tiles)
+        self.cuts = list(tile) if isinstance(tile, (list, tuple)) else None  # tiles of several sizes
+        tile = max(self.cuts) if self.cuts else tile
         self.name, self.rows, self.cols, self.tile, self.itemsize = name, rows, cols, tile, itemsize
 
     def __getitem__(self, index):
@@ -77,6 +79,9 @@ def too_few_tiles(tensor, index):
     K[1]); 3 tiles need N = 12: set it in the size form beside the figure, or in sizes(...)'. A size is named
     when it came from ``sizes`` (a ``sizing.Size``) or is the only size of its value, else given as rows."""
     name, count, rows, tile = tensor.name, len(tensor), tensor.rows, tensor.tile
+    if tensor.cuts:  # tiles of several sizes: no one size gives more
+        have = f"{name}[0] to {name}[{count - 1}]" if count > 1 else f"only {name}[0]"
+        return f"{name}[{index}]: {name} has {count} tile{'s' if count != 1 else ''} ({have})"
     rows_name, tile_name = size_name(rows), size_name(tile)
     at = f"{rows_name} = {rows}" if rows_name else f"{rows} rows"
     at += f", {tile_name} = {tile}" if tile_name else f" in tiles of {tile}" if tile != 1 else ""
@@ -92,7 +97,12 @@ def too_few_tiles(tensor, index):
 
 
 def tile_rows(rows, tile):
-    """The number of rows of each tile when `rows` rows are cut into tiles of `tile`: the last one may be short."""
+    """The number of rows of each tile when `rows` rows are cut into tiles of `tile`: the last one may be short.
+    `tile` may also be the list of the tiles' rows itself (cuts of several sizes), which must add up to `rows`."""
+    if isinstance(tile, (list, tuple)):
+        if not tile or any(not isinstance(n, int) or n < 1 for n in tile) or sum(tile) != rows:
+            raise ValueError(f"hbm: tile must be a size or a list of positive rows adding up to {rows}, got {tile!r}")
+        return list(tile)
     return [min(tile, rows - start) for start in range(0, rows, tile)]
 
 

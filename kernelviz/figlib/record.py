@@ -58,9 +58,9 @@ class Figure:
 
     def hbm(self, name, rows, cols=1, tile=1, kind=None, empty=False, label=None, width=None, itemsize=BYTES):
         """A matrix in HBM of `rows` by `cols` elements of `itemsize` bytes (float32's 4; 2 for float16), cut into
-        tiles of `tile` rows: a Tensor of slots named name + tile index (``label``: a function of the index for
-        another name). `kind`: its palette colours (@kind and @kind-fill); `empty`: it holds nothing yet (an
-        output); `width`: its width in canvas units, by default from `cols`."""
+        tiles of `tile` rows (or of the rows of each tile, a list): a Tensor of slots named name + tile index
+        (``label``: a function of the index for another name). `kind`: its palette colours (@kind and @kind-fill);
+        `empty`: it holds nothing yet (an output); `width`: its width in canvas units, by default from `cols`."""
         name_of = label or (lambda t: f"{name}{t}")
         tiles = []
         for t, n in enumerate(tile_rows(rows, tile)):

@@ -2,13 +2,15 @@
 memory says its itemsize (stores from HBM at the whole slot, loads into a warp's registers at the register slot's
 elements), and the registers as a level of their own, a row a warp."""
 
+import pytest
+
 from kernelviz import pie
 from kernelviz.figlib import Figure
 
 
 def warps_figure(N=6, Br=4, warps=2, itemsize=2):
     """Q in blocks of Br rows; a block's Qi (counted at `itemsize` bytes an element when given); per warp, its
-    Br / warps rows of Q and an output o in registers."""
+    Br / warps rows of Q and an output o in registers (Br a multiple of warps here)."""
     fig = Figure("ready")
     Q = fig.hbm("Q", N, 4, Br, "q", itemsize=2)
     out = fig.hbm("O", N, 4, Br // warps, "o", empty=True, itemsize=2)
@@ -91,3 +93,13 @@ def drawn(fig):
     fig.draw("t")
     (items,) = [n["items"] for n in pie.scene()["nodes"] if n["kind"] == "diagram"]
     return items
+
+
+def test_a_tensor_may_be_cut_into_tiles_of_several_sizes_one_a_warp():
+    fig = Figure("ready")
+    out = fig.hbm("O", 7, 4, [2, 1, 2, 1, 1], "o", empty=True, itemsize=2)  # blocks of 3 rows in warps of 2
+    assert [t.rows for t in out] == [2, 1, 2, 1, 1] and [t.bytes for t in out] == [16, 8, 16, 8, 8]
+    with pytest.raises(IndexError, match=r"^O\[5\]: O has 5 tiles \(O\[0\] to O\[4\]\)$"):
+        out[5]
+    with pytest.raises(ValueError, match=r"a list of positive rows adding up to 7, got \[2, 2\]"):
+        fig.hbm("L", 7, 1, [2, 2])
