@@ -109,13 +109,17 @@ __global__ void __launch_bounds__(128) fa2_mma(const unsigned short* Q, const un
     // endregion
 
     // region: load_q
-    // HBM -> SRAM -> registers, once: each warp copies its 16 rows of Q (rows past N as 0), then ldmatrix gives
-    // each lane its A fragments, 16 columns at a time: lanes 0-15 name rows 0-15 at column 0, lanes 16-31 at 8
+    // HBM -> SRAM, once: each warp copies its 16 rows of Q (rows past N as 0), 16 bytes a lane at a time
     for (int x = lane; x < 16*D/8; x += 32) {
         int r = x/(D/8), c = x%(D/8)*8;
         copy16(&Qi[warp*16 + r][c], wrow0 + r < N ? &Q[(long)(wrow0 + r)*D + c] : nullptr);
     }
     __syncwarp();  // waits for: the warp's 16 rows of Qi, written by all its lanes, before ldmatrix reads them
+    // endregion
+
+    // region: ldmatrix_q
+    // SRAM -> registers, once: ldmatrix gives each lane its A fragments, 16 columns at a time: lanes 0-15 name
+    // rows 0-15 at column 0, lanes 16-31 at column 8
     for (int k = 0; k < D/16; k++) ldmatrix_x4<false>(q[k], &Qi[warp*16 + lane%16][k*16 + lane/16*8]);
     // endregion
 

@@ -1,7 +1,9 @@
 """Where the names of a .cu file are declared, and which lines a region needs around it to read on its own.
 
 A lexical reading of the C++ the kernels of this folder are written in (one statement or block header per line,
-`//` comments, no macros in the code), not a compiler:
+`//` comments, no macros in the code), not a compiler. Preprocessor lines are not read (fa2_mma.cu's ``#ifdef
+KVSHIM``: what the CPU shim runs in place of inline PTX), nor names qualified by a namespace (``kvshim::mma``,
+``std::memcpy``: declared elsewhere):
 
 - `uses(code)`: the names a piece of code uses, less C++ keywords and CUDA's builtins (BUILTINS);
 - `declares(line)`: the names a line declares (`int a = 0, b;`, `__shared__ float Qi[Br][D], Oi[Br][D];`,
@@ -20,28 +22,30 @@ KEYWORDS = frozenset(
         r"\S+",
         "auto bool break case char const constexpr continue default do double else false float for if inline int long "
         "return short signed sizeof static struct template true typename unsigned void while __global__ __device__ "
-        "__shared__ __forceinline__ __restrict__",
+        "__shared__ __forceinline__ __restrict__ asm volatile nullptr static_cast reinterpret_cast static_assert",
     )
 )
 BUILTINS = frozenset(
     re.findall(
         r"\S+",
         "threadIdx blockIdx blockDim gridDim __syncthreads expf exp fmaxf fminf logf log sqrtf rsqrtf min max INFINITY "
-        "__int_as_float atomicAdd",
+        "__int_as_float atomicAdd __syncwarp __shfl_xor_sync exp2f __cvta_generic_to_shared uint4 make_uint4",
     )
 )
-TYPES = r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*(?:int|float|bool|long|double|char|void|auto)\b"
-_TYPE = re.compile(rf"(?<![\w.]){TYPES}\s*\**\s*(?=[A-Za-z_])")
+TYPES = r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*(?:int|float|bool|long|double|char|void|auto|short|unsigned)\b"
+_TYPE = re.compile(rf"(?<![\w.]){TYPES}\s*\**\s*(?:\(\s*&\s*)?(?=[A-Za-z_])")  # (&a)[4]: a reference to an array
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _COMMENT = re.compile(r"//.*")
 _STRING = re.compile(r'"(?:\\.|[^"\\])*"')
-_MEMBER = re.compile(r"(?:\.|->)\s*[A-Za-z_]\w*")
+_MEMBER = re.compile(r"(?:\.|->)\s*[A-Za-z_]\w*|\b[A-Za-z_]\w*::[A-Za-z_]\w*")  # a.b, a->b, and ns::name
+_PREPROCESSOR = re.compile(r"^\s*#")
+_ATTRIBUTE = re.compile(r"\b__(?:launch_bounds|align)__\s*\([^)]*\)")  # __launch_bounds__(128), __align__(16)
 _NUMBER = re.compile(r"\b\d[\w.]*")
 
 
 def code(line):
-    """`line` without its comment and string literals."""
-    return _COMMENT.sub("", _STRING.sub('""', line))
+    """`line` without its comment and string literals; nothing of a preprocessor line."""
+    return "" if _PREPROCESSOR.match(line) else _ATTRIBUTE.sub("", _COMMENT.sub("", _STRING.sub('""', line)))
 
 
 def uses(text):
@@ -76,13 +80,14 @@ def declares(line):
 
 def _skip_declarator(text, pos):
     """The position of the `,`, `;`, `)` or `{` that ends the declarator starting before `pos` (brackets and an
-    initializer skipped), or len(text)."""
-    depth = 0
+    initializer skipped, braces and all: ``m[2] = {-INFINITY, -INFINITY}, l[2]``), or len(text)."""
+    depth, initializer = 0, False
     while pos < len(text):
         ch = text[pos]
-        if ch in "([":
+        initializer = initializer or (ch == "=" and depth == 0)
+        if ch in "([" or (initializer and ch == "{"):
             depth += 1
-        elif ch in ")]":
+        elif ch in ")]" or (initializer and ch == "}"):
             if depth == 0:
                 return pos
             depth -= 1

@@ -16,6 +16,7 @@ KERNEL_PAGES = [
     "online-softmax",
     "flash-attention-1",
     "flash-attention-2",
+    "flash-attention-2-tensor-cores",
     "flash-attention-2-backward",
     "flash-decoding",
     "paged-decoding",

@@ -15,6 +15,21 @@ def test_declarations_of_every_form_the_kernels_use():
     assert scope.declares("Q += (long)bh*N*D; x = (int)y;") == []  # casts declare nothing
 
 
+def test_the_tensor_core_kernels_forms_parameters_types_initializers_and_attributes():
+    """fa2_mma.cu: references to arrays, 16-bit storage as unsigned short, braced initializers, attributes."""
+    line = "__device__ void mma(float (&d)[4], const unsigned (&a)[4], const unsigned short* row) {"
+    assert scope.declares(line) == ["mma", "d", "a", "row"]
+    assert scope.declares("__global__ void __launch_bounds__(128) fa2_mma(const unsigned short* Q,") == ["fa2_mma", "Q"]
+    assert scope.declares("__shared__ __align__(16) unsigned short Qi[Br][S], Kj[Bc][S];") == ["Qi", "Kj"]
+    assert scope.declares("float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.f, 0.f};") == ["m", "l"]
+    assert scope.declares("unsigned q[D/16][4];") == ["q"]
+
+
+def test_preprocessor_lines_and_names_of_other_namespaces_are_not_read():
+    text = '#ifdef KVSHIM\n    kvshim::mma(d, a, BF16);\n#else\n    asm volatile("mma" : "+f"(d[0]));\n#endif'
+    assert scope.uses(text) == ["d", "a", "BF16"]
+
+
 def test_uses_leaves_out_keywords_builtins_members_and_comments():
     text = "for (int x = tid; x < Bc*D; x += blockDim.x) Kj[x] = expf(-INFINITY);  // not_a_name"
     assert scope.uses(text) == ["x", "tid", "Bc", "D", "Kj"]

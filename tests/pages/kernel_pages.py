@@ -16,12 +16,14 @@ ATTR = re.compile(r'(\w+)="([^"]*)"')
 BULLET = re.compile(r"^\s*- \[step: ([^\]]+)\]", re.M)
 PHASES = ("start", "move", "end")
 COUNTER = re.compile(r"^HBM (\d+) B$")
+SHARED_COUNTER = re.compile(r"^SRAM (\d+) B$")
 
 # slug -> (the trace CLI's algorithm, how the form's sizes become its arguments)
 KERNEL_PAGES = {
     "online-softmax": "online-softmax",
     "flash-attention-1": "fa1",
     "flash-attention-2": "fa2",
+    "flash-attention-2-tensor-cores": "fa2-mma",
     "flash-attention-2-backward": "fa2-backward",
     "flash-decoding": "flash-decoding",
     "paged-decoding": "paged-decoding",
@@ -39,10 +41,12 @@ def trace_args(slug, sizes, d=4):
         lens, page = f"{sizes['L0']},{sizes['L1']}", str(sizes["page_size"])
         return [algo, "--seq-lens", lens, "--page-size", page, "--H-q", str(sizes["H_q"]), "--H-kv", "1",
                 "--splits", str(sizes["splits"]), "--d", str(d), "--json"]  # fmt: skip
-    if algo in ("fa1", "fa2", "fa2-backward"):
+    if algo in ("fa1", "fa2", "fa2-backward", "fa2-mma"):
         n_kv, causal = sizes.get("N_kv", sizes["N"]), ["--causal"] if sizes.get("causal") else []
+        # the tensor-core figure: a warp for every 2 rows of Br (its R), in float16
+        mma = ["--warps", str(-(-sizes["Br"] // 2)), "--dtype", "float16"] if algo == "fa2-mma" else []
         return [algo, "--N", str(sizes["N"]), "--N-kv", str(n_kv), "--d", str(d), "--Br", str(sizes["Br"]), "--Bc",
-                str(sizes["Bc"]), *causal, "--json"]  # fmt: skip
+                str(sizes["Bc"]), *causal, *mma, "--json"]  # fmt: skip
     return None
 
 
@@ -90,10 +94,10 @@ class Page:
                     items[i].update(fields)
         return items
 
-    def counter(self, key):
-        """The HBM counter's integer at step `key` (or index)."""
-        (item,) = [i for i in self.items(key) if i.get("kv") == "hbm-bytes"]
-        return int(COUNTER.match(item["label"]).group(1))
+    def counter(self, key, kv="hbm-bytes"):
+        """The HBM counter's integer at step `key` (or index); kv="smem-bytes": the SRAM counter's."""
+        (item,) = [i for i in self.items(key) if i.get("kv") == kv]
+        return int((COUNTER if kv == "hbm-bytes" else SHARED_COUNTER).match(item["label"]).group(1))
 
 
 def trace_total(capsys, slug, sizes):

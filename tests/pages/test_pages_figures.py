@@ -21,6 +21,8 @@ def step_count(slug, s):
     """Steps of the figure at sizes `s`, from the loops of the page's algorithm (step 0, the start, included)."""
     if slug == "flash-attention-2":  # (without the mask: the causal pages are tests/pages/test_pages_causal.py)
         return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N_kv"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
+    if slug == "flash-attention-2-tensor-cores":  # zoom, load Q, ldmatrix Q, 4 a tile, write
+        return 1 + cdiv(s["N"], s["Br"]) * (3 + 4 * cdiv(s["N_kv"], s["Bc"]) + 1)
     if slug == "flash-attention-1":
         return 2 + cdiv(s["N_kv"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
@@ -37,6 +39,7 @@ DEFAULTS = {
     "online-softmax": {"N": 8, "Bc": 2},
     "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
     "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
@@ -52,6 +55,11 @@ SIZES = {
         {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},
         {"N": 12, "N_kv": 5, "Br": 6, "Bc": 4, "causal": 0},
         {"N": 5, "N_kv": 5, "Br": 2, "Bc": 3, "causal": 0},
+    ],
+    "flash-attention-2-tensor-cores": [
+        {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},  # the last block of one warp
+        {"N": 7, "N_kv": 11, "Br": 3, "Bc": 3, "causal": 0},  # warps of 2 and 1 rows
+        {"N": 5, "N_kv": 5, "Br": 1, "Bc": 2, "causal": 0},
     ],
     "flash-attention-2-backward": [{"N": 10, "Br": 4, "Bc": 3}, {"N": 5, "Br": 2, "Bc": 3}],
     "flash-decoding": [
@@ -117,6 +125,28 @@ def test_the_hbm_counter_ends_on_the_ledgers_total(pages, case, capsys):
     counts = [page.counter(k) for k in range(len(page.steps))]
     assert counts[0] == 0 and counts == sorted(counts), "it only grows"
     assert counts[-1] == trace_total(capsys, slug, sizes)
+
+
+TENSOR_CORES = "flash-attention-2-tensor-cores"
+
+
+@pytest.mark.parametrize("sizes", [DEFAULTS[TENSOR_CORES], *SIZES[TENSOR_CORES]], ids=str)
+def test_the_sram_counter_ends_on_the_ledgers_shared_memory_traffic(pages, sizes, capsys):
+    """The tensor-core page counts what goes through shared memory too: stores from HBM, ldmatrix loads into each
+    warp's registers; its last value is the NumPy ledger's (``kernelviz trace fa2-mma``), and P adds nothing."""
+    import json
+
+    from kernelviz import cli
+    from tests.pages.kernel_pages import trace_args
+
+    page = pages(TENSOR_CORES, sizes)
+    counts = [page.counter(k, "smem-bytes") for k in range(len(page.steps))]
+    assert counts[0] == 0 and counts == sorted(counts), "it only grows"
+    assert cli.main(["trace", *trace_args(TENSOR_CORES, sizes)]) == 0
+    shared = json.loads(capsys.readouterr().out)["shared"]
+    assert counts[-1] == shared["total"] and shared["per_tensor"]["P"] == {"store": 0, "load": 0}
+    softmax = [page.index(k) for k in page.keys if k.startswith("softmax")]
+    assert all(counts[k] == counts[k - 1] for k in softmax), "P stays in registers: the softmax moves nothing"
 
 
 @pytest.mark.parametrize("sizes", [DEFAULTS["online-softmax"], *SIZES["online-softmax"]], ids=str)
@@ -319,6 +349,7 @@ def test_the_library_draws_what_the_kernel_records_not_copies_of_it():
 
 FIRST_BLOCK = {
     "flash-attention-2": {"i": 0},
+    TENSOR_CORES: {"i": 0},
     "flash-decoding": {"s": 0},
     "flash-attention-1": {"j": 0, "i": 0},
     "flash-attention-2-backward": {"j": 0, "i": 0},
@@ -333,7 +364,7 @@ def test_each_step_of_the_first_block_has_its_cuda_and_every_region_exists(pages
     page = pages(slug)
     blocks = page.cuda_blocks()
     assert all(region(c["cite"]).strip() for c in blocks)
-    with_cuda = {c["step"] for c in blocks}
+    with_cuda = {c["step"] for c in blocks if "step" in c}  # (a block of the helpers, mma or ldmatrix, has none)
     first = {k: v for k, v in FIRST_BLOCK[slug].items()}
     firsts = [s["key"] for s in page.steps if s.get("at") and all(s["at"].get(n, v) == v for n, v in first.items())]
     firsts = [k for k in firsts if " j=" not in k or k.endswith(("j=0", "j=0 i=0"))]  # one pass of the tile loop

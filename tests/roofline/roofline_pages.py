@@ -17,7 +17,14 @@ from kernelviz.roofline import GPUS, bound
 from kernelviz.roofline.cli import table
 from tests.pages.kernel_pages import ROOT, trace_args
 
-SLUGS = ("flash-attention-1", "flash-attention-2", "flash-attention-2-backward", "flash-decoding", "paged-decoding")
+SLUGS = (
+    "flash-attention-1",
+    "flash-attention-2",
+    "flash-attention-2-tensor-cores",
+    "flash-attention-2-backward",
+    "flash-decoding",
+    "paged-decoding",
+)
 
 # Run in a page (or on a DOM parsed from the built HTML): the section's points and table, by algorithm and GPU.
 READ = """(root) => {
@@ -106,8 +113,9 @@ def expected(slug, sizes):
             nbytes = sum(r["total_bytes"] for r in runs)
             work = {kind: sum(r["flops"][kind] for r in runs) for kind in ("matmul", "exp", "other")}
             out[algo] = {gpu: bound(nbytes, work, GPUS[gpu]) for gpu in GPUS}
-        else:
-            out[algo] = {gpu: trace([algo, *args[1:], "--gpu", gpu])["roofline"] for gpu in GPUS}
+        else:  # (the tensor-core page's --warps is its own kernel's; the roofline's fa2 has none)
+            own = [a for n, a in enumerate(args[1:]) if "--warps" not in args[n : n + 2]]
+            out[algo] = {gpu: trace([algo, *own, "--gpu", gpu])["roofline"] for gpu in GPUS}
     return out
 
 

@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FIGURE_SIZES = {  # the kernels' own sizes (their sizes() calls), which the pages open with
     "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
     "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
