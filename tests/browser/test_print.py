@@ -31,6 +31,7 @@ PAGES = [
     "fa1.cu",
     "fa2.cu",
     "fa2_bwd.cu",
+    "fa2_mma.cu",
     "flash_decoding.cu",
     "online_softmax.cu",
     "paged_decoding.cu",
