@@ -7,7 +7,6 @@ import html
 import io
 import json
 import re
-from pathlib import Path
 
 import yaml
 
@@ -15,16 +14,15 @@ from kernelviz.attention import flops, formulas
 from kernelviz.cli import main
 from kernelviz.roofline import GPUS, bound
 from kernelviz.roofline.cli import table
-from tests.pages.kernel_pages import ROOT, trace_args
+from tests.pages.kernel_pages import KERNEL_PAGES, ROOT, trace_args
 
-SLUGS = (
-    "flash-attention-1",
-    "flash-attention-2",
-    "flash-attention-2-tensor-cores",
-    "flash-attention-2-backward",
-    "flash-decoding",
-    "paged-decoding",
-)
+
+def front_matter(slug):
+    return yaml.safe_load((ROOT / "pages" / f"{slug}.md").read_text(encoding="utf-8").split("---")[1])
+
+
+# the pages whose front matter puts a roofline on them (every attention kernel's; online softmax has no FLOP count)
+SLUGS = tuple(slug for slug in KERNEL_PAGES if "roofline" in front_matter(slug))
 
 # Run in a page (or on a DOM parsed from the built HTML): the section's points and table, by algorithm and GPU.
 READ = """(root) => {
@@ -53,8 +51,7 @@ READ = """(root) => {
 
 def algorithms(slug):
     """The algorithms the page's front matter puts on its roofline."""
-    text = Path(ROOT / "pages" / f"{slug}.md").read_text(encoding="utf-8")
-    return yaml.safe_load(text.split("---")[1])["roofline"]["algorithms"]
+    return front_matter(slug)["roofline"]["algorithms"]
 
 
 def read_html(text):

@@ -3,11 +3,24 @@
     parse('cuda cite="fa2.cu#load_kv" step="block 0 · j = 0"') == ("cuda", {"cite": "fa2.cu#load_kv", "step": ...})
 
 Values may be double- or single-quoted, or bare words. Anything else is reported in the third element.
+``fences(tokens, language)`` finds a page's fences of one language, numbered (the figures drawn at build time).
 """
 
 import re
 
+from ..tokens import walk
+
 _ATTR = re.compile(r"""\s*([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"']+))""")
+
+
+def fences(tokens, language):
+    """(token, line, n) of each fence of `language` among `tokens` (walked as ``tokens.walk`` does), n from 1 in the
+    page's order: an id for what the fence draws."""
+    n = 0
+    for token, line in walk(tokens):
+        if token.type == "fence" and parse(token.info)[0] == language:
+            n += 1
+            yield token, line, n
 
 
 def parse(info):

@@ -22,7 +22,6 @@ from markdown_it.common.utils import escapeHtml
 from ...cuda import fragments
 from .. import fragments_svg
 from ..fragments_svg import Cell
-from ..tokens import walk
 from . import fence_info, trace
 
 LANGUAGE = "fragments"
@@ -39,12 +38,8 @@ TERMS = (
 
 
 def resolve(page, context):
-    drawn = 0
-    for token, line in walk(page.tokens):
-        if token.type != "fence" or fence_info.parse(token.info)[0] != LANGUAGE:
-            continue
-        drawn += 1
-        token.meta["html"] = _figure(page, token, line, context, f"kv-frag-{drawn}")
+    for token, line, n in fence_info.fences(page.tokens, LANGUAGE):
+        token.meta["html"] = _figure(page, token, line, context, f"kv-frag-{n}")
 
 
 def _figure(page, token, line, context, ident):

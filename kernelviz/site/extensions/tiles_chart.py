@@ -14,7 +14,6 @@ the trace, a run without tiles per block, or two runs of different block counts 
 from markdown_it.common.utils import escapeHtml
 
 from .. import bars_svg
-from ..tokens import walk
 from . import fence_info, trace
 
 LANGUAGE = "tiles-per-block"
@@ -26,12 +25,8 @@ def plugin(md):
 
 
 def resolve(page, context):
-    drawn = 0
-    for token, line in walk(page.tokens):
-        if token.type != "fence" or fence_info.parse(token.info)[0] != LANGUAGE:
-            continue
-        drawn += 1
-        token.meta["html"] = _figure(page, token, line, context, f"kv-bars-{drawn}")
+    for token, line, n in fence_info.fences(page.tokens, LANGUAGE):
+        token.meta["html"] = _figure(page, token, line, context, f"kv-bars-{n}")
 
 
 def _figure(page, token, line, context, ident):
