@@ -4,10 +4,12 @@ holds it, readable without JavaScript, in either theme, at a phone's width and a
     picture([Cell(row=0, col=0, lane=0, i=0, label="a0"), ...], rows=16, cols=16, ident="kv-frag-1", title="...",
             desc="...", highlight={4, 5, 6, 7})
 
-Each cell is ``<g class="kv-frag-cell kv-frag-gG kv-frag-tT" data-row data-col data-lane data-i>`` (G = lane >> 2,
-the groupID; T = lane % 4, the threadID_in_group; data-i: the element's index in the lane, 3 for a3) holding its
-<title>, a <rect> and two <text>: the lane ("T5") and, smaller, the label. The stylesheet (``.kv-frag-*`` in
-site.css) gives the fill: the hue by G, the shade by T, so the 32 lanes differ, each in a light and a dark version.
+Each cell is ``<g class="kv-frag-gG kv-frag-tT" transform="translate(X Y)" data-row data-col data-lane data-i>``
+(G = lane >> 2, the groupID; T = lane % 4, the threadID_in_group; data-i: the element's index in the lane, 3 for a3)
+holding a <rect> and two <text>: the lane ("T5", class ``ln``) and, smaller, the label (``el``). What every cell
+shares is the stylesheet's, not repeated per cell (a page has about 650 cells): the rect's size and corners, the
+texts' anchor (``.kv-frag`` in site.css, which also gives the fill: the hue by G, the shade by T, so the 32 lanes
+differ, each in a light and a dark version). A cell wider than one column says its width itself.
 A cell may `span` several columns (a row of an 8×8 matrix, in the ldmatrix picture). With `highlight` (a set of
 lanes) their cells get ``kv-frag-on`` and the others ``kv-frag-off`` (drawn faded). Row and column indices run along
 the left and top edges; a wider gap after row 7 and column 7 marks the 8×8 blocks the registers come in.
@@ -15,8 +17,8 @@ the left and top edges; a wider gap after row 7 and column 7 marks the 8×8 bloc
 The drawing keeps its proportions: a viewBox of about a pixel a unit at its natural size, shrunk to the column's
 width (``max-width: 100%``), so a 16-column tile (``kv-frag-wide``) is 0.58 of its size in a 390 px phone's 350 px
 column: on a narrow screen the stylesheet enlarges its text (19-unit lanes: 11 px there). When its cells are single
-elements (``kv-frag-dense``) it shows there the lane's number alone and hides the element, which the cell's <title>
-still names.
+elements (``kv-frag-dense``) it shows there the lane's number alone and hides the element (the <desc> says the
+rule that gives it).
 The <svg> is ``role="img"``, labelled by its <title> and described by its <desc>: its text alternative.
 """
 
@@ -58,10 +60,10 @@ def picture(cells, *, rows, cols, ident, title, desc, highlight=None):
     ]
     for c in range(cols):
         x = _x(c) + CELL_W / 2
-        parts.append(f'<text class="kv-frag-index" x="{x:g}" y="{EDGE - 7}" text-anchor="middle">{c}</text>')
+        parts.append(f'<text class="kv-frag-index" x="{x:g}" y="{EDGE - 7}">{c}</text>')
     for r in range(rows):
         y = _y(r) + CELL_H / 2 + 5
-        parts.append(f'<text class="kv-frag-index" x="{EDGE - 6}" y="{y:g}" text-anchor="end">{r}</text>')
+        parts.append(f'<text class="kv-frag-index kv-frag-row" x="{EDGE - 6}" y="{y:g}">{r}</text>')
     parts += [_cell(c, highlight) for c in cells]
     parts.append("</svg>")
     return "".join(parts)
@@ -69,18 +71,14 @@ def picture(cells, *, rows, cols, ident, title, desc, highlight=None):
 
 def _cell(c, highlight):
     x, y = _x(c.col), _y(c.row)
-    w = _x(c.col + c.span - 1) + CELL_W - x - 2
+    w = _x(c.col + c.span - 1) + CELL_W - x - 2  # the stylesheet's CELL_W - 2 for a cell of one column
     lit = "" if highlight is None else (" kv-frag-on" if c.lane in highlight else " kv-frag-off")
-    where = f"row {c.row}, column {c.col}" if c.span == 1 else f"row {c.row}, columns {c.col} to {c.col + c.span - 1}"
+    wide = "" if c.span == 1 else f' style="width:{w:g}px"'
     return (
-        f'<g class="kv-frag-cell kv-frag-g{c.lane >> 2} kv-frag-t{c.lane % 4}{lit}" data-row="{c.row}" '
-        f'data-col="{c.col}" data-lane="{c.lane}" data-i="{c.i}">'
-        f"<title>lane {c.lane}: {escapeHtml(c.label)}, {where}</title>"
-        f'<rect x="{x + 1:g}" y="{y + 1:g}" width="{w:g}" height="{CELL_H - 2}" rx="3"/>'
-        f'<text class="kv-frag-lane" x="{x + 1 + w / 2:g}" y="{y + LANE_Y}" text-anchor="middle">'
-        f'<tspan class="kv-frag-prefix">T</tspan>{c.lane}</text>'
-        f'<text class="kv-frag-i" x="{x + 1 + w / 2:g}" y="{y + LABEL_Y}" text-anchor="middle">'
-        f"{escapeHtml(c.label)}</text></g>"
+        f'<g class="kv-frag-g{c.lane >> 2} kv-frag-t{c.lane % 4}{lit}" transform="translate({x:g} {y:g})" '
+        f'data-row="{c.row}" data-col="{c.col}" data-lane="{c.lane}" data-i="{c.i}"><rect{wide}/>'
+        f'<text class="ln" x="{1 + w / 2:g}" y="{LANE_Y}"><tspan>T</tspan>{c.lane}</text>'
+        f'<text class="el" x="{1 + w / 2:g}" y="{LABEL_Y}">{escapeHtml(c.label)}</text></g>'
     )
 
 

@@ -13,7 +13,8 @@ from kernelviz.cuda.fragments import HEADER
 
 FIGURE = re.compile(r'<figure class="kv-frag-figure">(.*?)</figure>', re.S)
 CELL = re.compile(
-    r'<g class="kv-frag-cell ([^"]*)" data-row="(\d+)" data-col="(\d+)" data-lane="(\d+)" data-i="(\d+)">'
+    r'<g class="(kv-frag-g[^"]*)" transform="[^"]*" data-row="(\d+)" data-col="(\d+)" data-lane="(\d+)" '
+    r'data-i="(\d+)">'
 )
 FENCES = ["A", "B", "C", 'C" highlight="4-7', "ldmatrix"]
 SHAPES = {"A": (16, 16), "B": (16, 8), "C": (16, 8)}
