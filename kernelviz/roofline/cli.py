@@ -29,7 +29,8 @@ def add_arguments(parser):
 
 
 def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1, splits=None, gpus=None):
-    """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}}] for every algorithm."""
+    """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}}] for every algorithm (in 32-bit
+    storage, all but fa2-mma)."""
     from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
 
     from . import GPUS, bound
@@ -37,7 +38,8 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
     N_kv = N if N_kv is None else N_kv
     n_splits = min(splits or 4, -(-N_kv // Bc))
     rows = []
-    for name in (n for n in FORMULAS if n != "paged-decoding"):  # paged decoding's sizes are a batch, not N
+    # paged decoding's sizes are a batch, not N; fa2-mma (tensor cores) takes 16-bit operands only
+    for name in (n for n in FORMULAS if n != "paged-decoding" and not (n == "fa2-mma" and itemsize == 4)):
         extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
         sizes = dict(N_kv=N_kv, causal=causal, batch_heads=batch_heads, **extra)
         nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=itemsize, **sizes))

@@ -50,6 +50,9 @@ def test_roofline_json_covers_every_algorithm_and_gpu_at_a_realistic_size(capsys
         assert set(row["bounds"]) == set(GPUS)
     by_name = {row["algorithm"]: row for row in report["algorithms"]}
     assert by_name["fa2"]["bytes"] < by_name["standard"]["bytes"]  # the N x N matrices never reach HBM
+    assert by_name["fa2-mma"]["bytes"] == by_name["fa2"]["bytes"]  # tensor cores move the same bytes
+    fp32 = json.loads(run(capsys, "roofline", "--N", "64", "--d", "16", "--dtype", "float32", "--json"))
+    assert "fa2-mma" not in [row["algorithm"] for row in fp32["algorithms"]]  # it takes 16-bit operands only
 
 
 def test_decoding_is_memory_bound_on_every_gpu(capsys):
