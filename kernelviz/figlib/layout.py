@@ -19,7 +19,7 @@ PER_COLUMN, PER_ROW = 8, 6
 HBM_HEIGHT, MIN_TILE, GAP = 2.0, 0.3, 0.06
 SQUARE, SQUARE_GAP = 0.3, 0.1
 SLOT_HEIGHT = 1.2
-REG_HEIGHT, REG_PITCH = 0.5, 0.95  # an owner's register slots, and from one owner's row to the next (its captions)
+REG_HEIGHT, REG_GAP = 0.5, 0.2  # an owner's register slots, and the gap to the next owner's row
 FONT, SMALL = 13, 11
 UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
@@ -102,19 +102,21 @@ def place_sram(groups, top):
 
 def place_owners(slots, top):
     """Under the word Registers, a row of `slots` for each owner in the order first named, the owner's name at the
-    row's left; return the bottom and the labels [(text, x, y, size)]."""
+    row's left, the captions under the last row only (the heads of the columns, ``Figure.reg``); return the bottom
+    and the labels [(text, x, y, size)]."""
     owners = list(dict.fromkeys(s.owner for s in slots))
     labels, y = [("Registers", 0, top - 0.2, 15)], top - 0.45 - REG_HEIGHT / 2
-    for owner in owners:
+    for n, owner in enumerate(owners):
         row = [s for s in slots if s.owner == owner]
         widths = [s.width or width(s.cols, least=0.3) for s in row]
         for s, w, x in zip(row, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, REG_HEIGHT, FONT if w > 0.5 else SMALL
+            s.caption = s.column if n == len(owners) - 1 else ""
             _cells(s)
         left = min(s.left for s in row)
         labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL))
-        y -= REG_PITCH
-    return y + REG_PITCH - REG_HEIGHT / 2 - 0.45, labels
+        y -= REG_HEIGHT + REG_GAP
+    return y + REG_GAP + REG_HEIGHT / 2 - 0.45, labels
 
 
 def _cells(slot):

@@ -93,12 +93,13 @@ class Figure:
             self.slots.extend(slot.cells)
         return slot
 
-    def reg(self, name, rows, cols, kind=None, owner="warp 0", cells=False, group="block", width=None):
+    def reg(self, name, rows, cols, kind=None, owner="warp 0", cells=False, group="block", width=None, caption=None):
         """A slot of `rows` by `cols` in the registers of `owner` (a warp): the registers are a memory level of
-        their own, under the shared memory, a row for each owner, named at its left; each slot is captioned with
-        its name. `cells`, `group`, `width`: as for ``sram``."""
-        slot = self.sram(name, rows, cols, kind, cells, group, "reg", caption=name, width=width)
-        slot.owner = owner
+        their own, under the shared memory, a row for each owner, named at its left, like a table whose columns
+        are what every owner holds: only the last row's slots show their `caption` (by default their name), under
+        them, as the columns' heads. `cells`, `group`, `width`: as for ``sram``."""
+        slot = self.sram(name, rows, cols, kind, cells, group, "reg", width=width)
+        slot.owner, slot.column = owner, name if caption is None else caption
         if owner not in self.owners:
             self.owners.append(owner)
         return slot
