@@ -89,7 +89,7 @@ def zoom_line(grid, block, side):
     of its shared memory on that side, as (x, y, w, h)."""
     square, slots = block
     x, y, size = grid[square]
-    framed = [s for s in slots if s.frame] or slots
+    framed = [s for s in slots if s.frame and s.memory == "sram"] or slots  # shared memory, not the registers
     edge = min(s.left for s in framed) if side == 0 else max(s.left + s.w for s in framed)
     top = max(s.y + s.h / 2 for s in framed) + 0.05
     return x + side * size, y, edge - x - side * size, top - y
@@ -140,7 +140,7 @@ def row_ticks(fig):
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
-    step, (grid, caption_at, counters_at, ticks) = fig.steps[k], frame
+    step, (grid, caption_at, counters_at, ticks, owners) = fig.steps[k], frame
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
@@ -148,27 +148,30 @@ def items(fig, frame, k, phases=("start", "move", "end")):
     kinds = (("HBM", step.hbm, COUNTER), ("SRAM", step.shared, SHARED_COUNTER))[: len(counters_at)]
     counters = [dict(item(*at, label=f"{memory} {count} B", font=13), kv=kv) for at, (memory, count, kv) in
                 zip(counters_at, kinds, strict=True)]  # fmt: skip
+    held = {getattr(s, "owner", None) for s in block[1]} if block else set()
+    names = [item(x, y, label=text if owner in held else "", font=size) for text, x, y, size, owner in owners]
     still = {s: _still(fig, s, k) for s in fig.slots if s not in step.events}
     out = {}
     for phase in phases:
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
         slots = [roles[role] for role in ROLES for roles in per_slot]
-        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, *counters] + ticks
+        out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, *counters] + ticks + names
     return out
 
 
 def place(fig):
-    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, counter_at, the rows'
-    ticks)."""
+    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
+    the rows' ticks, the owners' names [(text, x, y, size, owner)])."""
     labels, bottom = layout.place_hbm(fig.tensors, top=3.5)
     texts = [("HBM", 0, 3.9, 15)] + [(t, x, y, layout.FONT) for t, x, y in labels]
     grid, below = layout.grid(fig.count, bottom - 0.35)
     texts.append(("SRAM", 0, below - 0.25, 15))
-    end, owners = layout.place_sram(fig.groups, below - 0.6)
-    texts += owners
+    end, owned = layout.place_sram(fig.groups, below - 0.6)
+    texts += [(t, x, y, size) for t, x, y, size, owner in owned if owner is None]
+    owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
-    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig))
+    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners)
 
 
 def diff(a, b):

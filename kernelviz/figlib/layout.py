@@ -72,8 +72,8 @@ def grid(count, top):
 
 def place_sram(groups, top):
     """Give every SRAM slot of each group its box (each group the same row: one kernel's block at a time), its
-    cells theirs, and its registers a row under it; return the bottom of it all, and the labels [(text, x, y, size)]
-    of the owners' register rows (``place_owners``)."""
+    cells theirs, and its registers a row under it; return the bottom of it all, and the labels [(text, x, y, size,
+    owner)] of the owners' register rows (``place_owners``)."""
     bottom, labels = top, []
     for slots in groups.values():
         framed = [s for s in slots if s.memory == "sram"]
@@ -103,9 +103,9 @@ def place_sram(groups, top):
 def place_owners(slots, top):
     """Under the word Registers, a row of `slots` for each owner in the order first named, the owner's name at the
     row's left, the captions under the last row only (the heads of the columns, ``Figure.reg``); return the bottom
-    and the labels [(text, x, y, size)]."""
+    and the labels [(text, x, y, size, owner)]: the word Registers (owner None), and each owner's name."""
     owners = list(dict.fromkeys(s.owner for s in slots))
-    labels, y = [("Registers", 0, top - 0.2, 15)], top - 0.45 - REG_HEIGHT / 2
+    labels, y = [("Registers", 0, top - 0.2, 15, None)], top - 0.45 - REG_HEIGHT / 2
     for n, owner in enumerate(owners):
         row = [s for s in slots if s.owner == owner]
         widths = [s.width or width(s.cols, least=0.3) for s in row]
@@ -114,7 +114,7 @@ def place_owners(slots, top):
             s.caption = s.column if n == len(owners) - 1 else ""
             _cells(s)
         left = min(s.left for s in row)
-        labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL))
+        labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL, owner))
         y -= REG_HEIGHT + REG_GAP
     return y + REG_GAP + REG_HEIGHT / 2 - 0.45, labels
 

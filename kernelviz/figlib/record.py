@@ -97,9 +97,10 @@ class Figure:
         """A slot of `rows` by `cols` in the registers of `owner` (a warp): the registers are a memory level of
         their own, under the shared memory, a row for each owner, named at its left, like a table whose columns
         are what every owner holds: only the last row's slots show their `caption` (by default their name), under
-        them, as the columns' heads. `cells`, `group`, `width`: as for ``sram``."""
+        them, as the columns' heads. Each is framed, empty, while its block is in view (a register is there before
+        it holds anything). `cells`, `group`, `width`: as for ``sram``."""
         slot = self.sram(name, rows, cols, kind, cells, group, "reg", width=width)
-        slot.owner, slot.column = owner, name if caption is None else caption
+        slot.owner, slot.column, slot.frame = owner, name if caption is None else caption, True
         if owner not in self.owners:
             self.owners.append(owner)
         return slot

@@ -72,28 +72,26 @@ def test_the_sram_counter_is_drawn_beside_the_word_sram_and_counts_each_step():
 
 
 def test_registers_are_a_level_under_shared_memory_a_row_a_warp_named_at_its_left():
+    from kernelviz.figlib import draw
+
     fig, Q, out, Qi, regs = warps_figure(N=8, Br=6, warps=3)
     fig.zoom(0, [Qi, regs])
     fig.step("zoom", "block 0")
-    drawn(fig)
-    texts = {n["label"]: n for n in pie.scene()["nodes"] if n["kind"] == "text"}
-    assert {"Registers", "warp 0", "warp 1", "warp 2"} <= set(texts)
+    texts, frame = draw.place(fig)
+    (heading,) = [t for t in texts if t[0] == "Registers"]
+    names = {i["label"]: i for i in draw.items(fig, frame, 1)["end"] if i["label"].startswith("warp ")}
+    assert sorted(names) == ["warp 0", "warp 1", "warp 2"]
+    assert not [i for i in draw.items(fig, frame, 0)["end"] if i["label"].startswith("warp ")], "no block in view"
     rows = [{s.y for s in pair} for pair in regs]
     assert all(len(r) == 1 for r in rows)  # a warp's slots side by side
     ys = [r.pop() for r in rows]
     assert ys[0] > ys[1] > ys[2]  # warp 0 on top, one row each
-    assert texts["Registers"]["y"] > ys[0] and Qi.bottom > texts["Registers"]["y"]  # under shared memory
+    assert heading[2] > ys[0] and Qi.bottom > heading[2]  # under shared memory
     for w, (q, o) in enumerate(regs):
-        assert texts[f"warp {w}"]["x"] < q.left < q.left + q.w < o.left  # named at the row's left
-        assert abs(texts[f"warp {w}"]["y"] - q.y) < 1e-6
+        assert names[f"warp {w}"]["x"] < q.left < q.left + q.w < o.left  # named at the row's left
+        assert abs(names[f"warp {w}"]["y"] - q.y) < 1e-3
         assert (q.caption, o.caption) == (("q2", "o2") if w == 2 else ("", ""))  # the last row heads the columns
         assert (q.x, o.x) == (regs[0][0].x, regs[0][1].x)  # columns
-
-
-def drawn(fig):
-    fig.draw("t")
-    (items,) = [n["items"] for n in pie.scene()["nodes"] if n["kind"] == "diagram"]
-    return items
 
 
 def test_a_tensor_may_be_cut_into_tiles_of_several_sizes_one_a_warp():
@@ -104,3 +102,9 @@ def test_a_tensor_may_be_cut_into_tiles_of_several_sizes_one_a_warp():
         out[5]
     with pytest.raises(ValueError, match=r"a list of positive rows adding up to 7, got \[2, 2\]"):
         fig.hbm("L", 7, 1, [2, 2])
+
+
+def drawn(fig):
+    fig.draw("t")
+    (items,) = [n["items"] for n in pie.scene()["nodes"] if n["kind"] == "diagram"]
+    return items
