@@ -21,10 +21,10 @@ def look(label="", fill="none", stroke="@edge", level=0, stale=False):
 
 class Slot:
     """A place that holds data (see the module docstring). `memory`: 'hbm', 'sram' (drawn only while its block is in
-    view, framed, with `caption` under it) or 'reg' (in view with its block, never framed). `holds`: the look it
-    starts with. `kind`: the palette name of what it is ('q', 'm', 'o', ...), for its colours. `bytes`: its size in
-    HBM, or, for a slot of shared memory that counts its traffic, in SRAM. `cells`: the slots it is made of (the
-    Br by Bc cells of Sij), filled one by one."""
+    view, framed, with `caption` under it) or 'reg' (in view with its block, unframed unless it is a warp's:
+    ``Figure.reg``). `holds`: the look it starts with. `kind`: the palette name of what it is ('q', 'm', 'o', ...),
+    for its colours. `bytes`: its size in HBM, or, for a slot of shared memory that counts its traffic, in SRAM.
+    `cells`: the slots it is made of (the Br by Bc cells of Sij), filled one by one."""
 
     def __init__(self, name, x, y, w, h, memory="hbm", holds=None, kind=None, font=13, caption=None, bytes=0):
         self.name, self.x, self.y, self.w, self.h = name, x, y, w, h

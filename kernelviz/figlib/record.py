@@ -51,7 +51,6 @@ class Figure:
     def __init__(self, caption="Setup ready"):
         self.tensors, self.slots, self.groups, self.count = [], [], {}, 0
         self.holds, self.pending, self.block, self.hbm_bytes, self.shared_bytes = {}, {}, None, 0, 0
-        self.owners = []  # whose registers (``reg``), in the order first named: a row each
         self.steps = [Step("start", {}, caption, {}, {}, None, 0)]
 
     # ---- what the figure is made of ----
@@ -101,8 +100,6 @@ class Figure:
         it holds anything). `cells`, `group`, `width`: as for ``sram``."""
         slot = self.sram(name, rows, cols, kind, cells, group, "reg", width=width)
         slot.owner, slot.column, slot.frame = owner, name if caption is None else caption, True
-        if owner not in self.owners:
-            self.owners.append(owner)
         return slot
 
     def blocks(self, count):
