@@ -29,6 +29,17 @@ KERNEL_PAGES = {
     "paged-decoding": "paged-decoding",
 }
 
+# The kernels' own sizes (their sizes() calls), which the pages open with (test_pages_figures holds them equal)
+DEFAULTS = {
+    "online-softmax": {"N": 8, "Bc": 2},
+    "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
+    "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
+    "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
+}
+
 
 def trace_args(slug, sizes, d=4):
     """The `kernelviz trace` arguments that count what the page's figure draws at `sizes` (None: a page the

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kernelviz.attention.softmax import online_softmax_output
-from tests.pages.kernel_pages import KERNEL_PAGES, Page, trace_total
+from tests.pages.kernel_pages import DEFAULTS, KERNEL_PAGES, Page, trace_total
 
 
 def cdiv(a, b):
@@ -35,15 +35,6 @@ def step_count(slug, s):
     return 1 + 3 * cdiv(s["N"], s["Bc"]) + 1  # online softmax: per tile 3, then the write
 
 
-DEFAULTS = {
-    "online-softmax": {"N": 8, "Bc": 2},
-    "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
-    "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
-    "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
-}
 # Other sizes, ragged ones (a last tile shorter than the others) included.
 SIZES = {
     "online-softmax": [{"N": 5, "Bc": 3}, {"N": 12, "Bc": 4}],

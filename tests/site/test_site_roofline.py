@@ -14,17 +14,10 @@ from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
 from kernelviz.roofline import GPUS
 from kernelviz.site import build as site_build
 from kernelviz.site.diagnostics import BuildError
+from tests.pages.kernel_pages import DEFAULTS
 from tests.roofline.roofline_pages import SLUGS, algorithms, check, expected, read_html
 
 ROOT = Path(__file__).resolve().parents[2]
-FIGURE_SIZES = {  # the kernels' own sizes (their sizes() calls), which the pages open with
-    "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
-    "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
-    "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
-    "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
-}
 RUNS = [  # a results file as bench/gpu.py writes it
     {"algorithm": "fa2", "dtype": "float32", "N": 4096, "N_kv": 4096, "d": 64, "Br": 64, "Bc": 64,
      "batch_heads": 16, "causal": False, "splits": None, "seconds": 0.004},
@@ -56,7 +49,7 @@ def monkeypatch_module():
 def test_the_built_section_equals_trace_at_the_figure_s_sizes(site, slug):
     shown = read_html((site / f"{slug}.html").read_text(encoding="utf-8"))
     assert shown is not None, f"{slug}.html has no roofline section"
-    check(shown, expected(slug, FIGURE_SIZES[slug]))
+    check(shown, expected(slug, DEFAULTS[slug]))  # the sizes the page's figure opens with
 
 
 def test_the_sizes_to_choose_are_the_figure_s_and_the_realistic_ones(site):
