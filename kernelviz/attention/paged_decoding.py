@@ -29,6 +29,7 @@ import numpy as np
 
 from ._inputs import STAT_BYTES, AttentionResult, absorb, combine, finish, positive_int, scores, storage_dtype
 from .ledger import Ledger
+from .paged_cache import check_table
 
 INDEX_BYTES = 4  # block table entries and lengths are int32, as in the kernel
 
@@ -130,21 +131,7 @@ def check_paged(q, k_pages, v_pages, block_table, seq_lens, scale, dtype):
             f"block_table, seq_lens: one row per sequence, batch = {batch} (q's axis 0), got "
             f"block_table {table.shape} and seq_lens {lens.shape}"
         )
-    for b, length in enumerate(lens.tolist()):
-        if length < 1:
-            raise ValueError(f"seq_lens[{b}] = {length}: sequence {b} must have at least 1 token")
-        n_pages = -(-length // page_size)
-        if n_pages > table.shape[1]:
-            raise ValueError(
-                f"seq_lens[{b}] = {length}: sequence {b} needs {n_pages} pages of {page_size} tokens, beyond its "
-                f"block_table row of {table.shape[1]} entries"
-            )
-        for p, page in enumerate(table[b, :n_pages].tolist()):
-            if not 0 <= page < n_pool:
-                raise ValueError(
-                    f"block_table[{b}, {p}] = {page}: page {p} of sequence {b} is not a page of the pool "
-                    f"(0 to {n_pool - 1}, k_pages' axis 0)"
-                )
+    table, lens = check_table(table, lens, n_pool, page_size)
     if scale is None:
         scale = 1.0 / np.sqrt(d)
     if isinstance(scale, bool) or not np.isscalar(scale) or not np.isfinite(scale) or scale == 0:

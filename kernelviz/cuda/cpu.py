@@ -68,6 +68,11 @@ def build(kernel, configs, source=None):
     return exe
 
 
+def address(x):
+    """The address of NumPy array x's first element (what kernels.check_inputs checks the alignment of)."""
+    return x.ctypes.data
+
+
 def _thread_limits(kernel, names, source):
     if nvrtc.version() is None:
         raise kernels.ThreadLimitError(
@@ -100,16 +105,21 @@ def run(
     (see cpu/shim.h); `source` replaces the .cu text; `dtype` ("fp16", the default, or "bf16"): fa2_mma's, to which
     its float32 q, k, v are rounded (half.round) and its O is read back from (as float32). Raises, before running,
     SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's
-    registers allow on one; KernelRunError if the program fails or times out (FA2's
-    backward: also if a plain store changed dQ, which blocks share; see cpu/shim.h)."""
+    registers allow on one, ValueError for what the kernel would read out of bounds, or misaligned
+    (kernels.check_inputs: a paged length of 0, a page outside the pool, a length past its table row);
+    KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ, which
+    blocks share; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+    given = arrays
     arrays = [np.ascontiguousarray(x, dtype=t) for x, t in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)]
     mma = kernel == "fa2_mma"
     dtype = (dtype or "fp16") if mma else None
     if threads is None:
         threads = kernels.WARP * kernels.MMA_WARPS if mma else CPU_THREADS
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
+    if not mma:  # fa2_mma's are checked as they are passed, in 16 bits, below
+        kernels.check_inputs(kernel, given, arrays, np.asarray, address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
     plan = dict(dtype=dtype) if mma else {}
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, **plan)  # the same checks as on a GPU ...
@@ -119,6 +129,7 @@ def run(
         kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, **plan)
     if mma:
         arrays = [half.bits(x, dtype) for x in arrays]
+        kernels.check_inputs(kernel, given, arrays, np.asarray, address)
     scale = 1.0 / np.sqrt(d) if scale is None else scale
     exe = build(kernel, [(*tiles, d)], source)
     argv = [exe, bh, n, n_kv, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]

@@ -16,7 +16,12 @@ and L as float32; its block is 4 warps (Br = 64) and its tiles (64, Bc) are made
 Paged decoding reads Q (B, H_q, D), K_pages and V_pages (pages, PAGE, H_kv, D), block_table (B, max_pages) and
 seq_lens (B,), the last two int32 (see `paged_sizes`). Its sizes map onto the others' names: BH is B*H_kv (the decode
 blocks of one split, grid.y), N is max_pages, and the tiles (Br, Bc) are (G, PAGE): the G = H_q / H_kv query rows
-of a group, and the page, both set by the data, not chosen.
+of a group, and the page, both set by the data, not chosen. Its lengths are at least 1: the launchers refuse a
+length of 0 by name (kernelviz.attention.paged_cache says why), as they refuse a page index outside the pool and a
+length longer than its row of the table (`check_inputs`).
+
+What a kernel reads beyond its shapes is checked by `check_inputs`, which both launchers call before anything runs:
+paged decoding's block table and lengths, and the addresses of fa2_mma's 16-byte loads.
 """
 
 import math
@@ -24,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from kernelviz.attention.paged_cache import check_table
 
 FOLDER = Path(__file__).parent
 KERNELS = ("online_softmax", "fa1", "fa2", "flash_decoding", "fa2_bwd", "paged_decoding", "fa2_mma")
@@ -336,6 +343,29 @@ def data_tiles(kernel, arrays):
     return found["G"], found["PAGE"]
 
 
+def check_inputs(kernel, given, arrays, host, address):
+    """Check what `kernel` would read that its shapes do not say, before anything is launched; cpu.run and
+    launch.prepare both call this after `sizes`. Paged decoding: its block table and lengths, as the caller gave them
+    (`given`, read into NumPy by `host`, before the cast to int32 could wrap them), by paged_cache.check_table: each
+    length at least 1, within its row of the table, each entry it reads a page of the pool. fa2_mma: that Q, K and
+    V, as launched (`arrays`, `address(x)` the address of x's first element), start on a 16-byte boundary, as its
+    16-byte loads need (their rows are D = 16k elements, so every row is then aligned). Raises ValueError naming the
+    input, and the entry or the address."""
+    if kernel == "paged_decoding":
+        found = paged_sizes(arrays)
+        check_table(host(given[3]), host(given[4]), found["pages"], found["PAGE"])
+    if kernel == "fa2_mma":
+        for name, x in zip(inputs(kernel, 1, 1, 1), arrays, strict=True):
+            at = address(x)
+            if at % LOAD_BYTES:
+                raise ValueError(
+                    f"fa2_mma: {name} starts at address {at:#x}, {at % LOAD_BYTES} bytes past a {LOAD_BYTES}-byte "
+                    f"boundary; its {LOAD_BYTES}-byte loads need it aligned (a view at an offset into a larger "
+                    f"tensor? pass a copy)"
+                )
+
+
+LOAD_BYTES = 16  # fa2_mma's widest load (copy16: a uint4, 8 elements of 16 bits)
 SIXTEEN_BIT = {"fa2_mma": ("Q", "K", "V", "O")}  # arrays of fp16 or bf16 bits (C: unsigned short)
 
 

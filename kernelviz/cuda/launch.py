@@ -109,6 +109,11 @@ def check_function(launch, fn, reserved):
     kernels.check_threads(launch, fn.max_threads_per_block, why)
 
 
+def device_address(x):
+    """The device address of CuPy array x's first element (what kernels.check_inputs checks the alignment of)."""
+    return x.data.ptr
+
+
 def sixteen_bit(x, dtype):
     """`x` as a CuPy uint16 array of `dtype`'s bits ("fp16" or "bf16"): a PyTorch tensor of that dtype as it is
     (viewed as int16), anything else rounded to it (half.bits, on the device for device arrays). Raises ValueError for
@@ -133,10 +138,12 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     to copy) and return (go, out): go() enqueues its launches on the current stream, out is {name: CuPy array} it
     writes. fa2_mma: `dtype` "fp16" (default) or "bf16", its inputs taken by sixteen_bit and its O uint16 bits.
     Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for bad
-    shapes or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
+    shapes, for what the kernel would read out of bounds or misaligned (kernels.check_inputs, the checks cpu.run
+    makes) or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
     compiled kernel's shared memory is not what the host computed."""
     import cupy
 
+    given = arrays
     if kernel == "fa2_mma":
         dtype = dtype or "fp16"
         arrays = [cupy.ascontiguousarray(sixteen_bit(x, dtype)) for x in arrays]
@@ -144,6 +151,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
         dtypes = kernels.dtypes(kernel, arrays)
         arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=t)) for x, t in zip(arrays, dtypes, strict=True)]
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
+    kernels.check_inputs(kernel, given, arrays, lambda x: cupy.asnumpy(cupy.asarray(x)), device_address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(), dtype=dtype)
     scale = 1.0 / math.sqrt(d) if scale is None else scale

@@ -14,9 +14,19 @@
 // Layout: Q and O are (B, H_q, D); K_pages, V_pages are (pages, PAGE, H_kv, D); block_table is (B, max_pages) and
 // seq_lens (B,), int; O_partial is (B, H_q, n_splits, D), m_partial and l_partial (B, H_q, n_splits).
 // Launch: paged_decode on grid (n_splits, B*H_kv), paged_combine (n_splits > 1) on grid (B*H_q), any blockDim.x.
+// The host checks what the kernel reads before launching (kernels.check_inputs): every seq_lens[b] >= 1 (0 is
+// refused: a sequence with no token has no softmax, O would be 0/0), within its row of block_table, and every
+// entry the kernel reads a page of the pool. Offsets into the pool are 64-bit (pool_offset): a pool may pass 2^31
+// elements, and an int offset would wrap there.
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif
+
+// Element index of row `row`, K/V head `h`, of page `page` in a pool (pages, PAGE, H_kv, D): 64-bit throughout
+// (tests/cuda/test_cuda_paged.py calls it on the CPU with pages past 2^31 elements)
+__host__ __device__ inline long pool_offset(int page, int row, int h, int page_rows, int H_kv, int D) {
+    return (((long)page*page_rows + row)*H_kv + h)*D;
+}
 
 // region: decode_setup
 template <int G, int PAGE, int D>
@@ -32,8 +42,6 @@ __global__ void paged_decode(const float* Q, const float* K_pages, const float* 
     int p_start = min(s*per_split, n_pages), p_end = min(p_start + per_split, n_pages);  // maybe empty
     long q_row = (long)b*H_q + h*G;                     // the group's first query head: rows q_row .. q_row + G-1
     block_table += (long)b*max_pages;                   // sequence b's row of the table
-    K_pages += (long)h*D; V_pages += (long)h*D;         // K/V head h of every row of every page
-    long row_stride = (long)H_kv*D, page_stride = PAGE*row_stride;
 
     // SRAM: the group's queries, one page of K and V, its scores and the carries,
     // 4*(2*G*D + 2*PAGE*D + G*PAGE + 3*G) + 4 bytes (the last 4: the page's index)
@@ -61,11 +69,10 @@ __global__ void paged_decode(const float* Q, const float* K_pages, const float* 
 
         // region: load_page
         // HBM -> SRAM, once for all G heads: Kp, Vp = rows 0 .. rows-1 of head h of the page
-        const float* Kpage = K_pages + page*page_stride;
-        const float* Vpage = V_pages + page*page_stride;
         for (int x = tid; x < rows*D; x += blockDim.x) {
-            Kp[x/D][x%D] = Kpage[(x/D)*row_stride + x%D];
-            Vp[x/D][x%D] = Vpage[(x/D)*row_stride + x%D];
+            long at = pool_offset(page, x/D, h, PAGE, H_kv, D) + x%D;  // row x/D, head h of the page: 64-bit
+            Kp[x/D][x%D] = K_pages[at];
+            Vp[x/D][x%D] = V_pages[at];
         }
         __syncthreads();  // waits for: the whole page in SRAM before any thread multiplies with it
         // endregion

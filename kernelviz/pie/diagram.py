@@ -59,6 +59,10 @@ def parse_items(func, items_json):
             items = json.loads(items_json)
         except json.JSONDecodeError as e:
             raise ValueError(f"pie.{func}: items_json is not valid JSON: {e}") from None
+        except RecursionError:  # arrays in arrays past Python's recursion limit: no diagram nests so deep
+            raise ValueError(
+                f"pie.{func}: items_json nests too deep to read (arrays or objects in each other)"
+            ) from None
     if not isinstance(items, list):
         raise TypeError(f"pie.{func}: items_json must be a JSON array of items, got {type(items).__name__}")
     if len(items) > bounds.ITEMS:

@@ -28,6 +28,11 @@ Nothing an editor starts or signals outlives its limits or reaches the builder:
   process the editors fork dies with it;
 - a process the editors fork cannot write a result (the results pipe is closed in it) and is killed by its own
   alarm when the job's time is up;
+- a process that leaves the group (``start_new_session=True``, ``os.setsid()``, a daemon's double fork) is still
+  found: on Linux the guard is its descendants' subreaper (``prctl(PR_SET_CHILD_SUBREAPER)``), so an orphan among
+  them becomes the guard's child, not init's, and every process whose parent chain leads to the guard (read from
+  ``/proc``) is killed, by the guard when the editors' process ends and by the builder before it kills the group.
+  Elsewhere (no prctl, no /proc) only the group is killed;
 - the editors' parent is not the builder but a guard process (``_guard``) that ignores the signals a process may
   catch and relays the editors' exit: ``os.kill(os.getppid(), signal.SIGTERM)`` reaches the guard, not ``build`` or
   ``serve``.
@@ -48,6 +53,8 @@ from ..runner import RunError, RunResult, Source
 
 GRACE = 3.0  # seconds past the time limit before a child that ignores its alarm is killed
 RUNNING = b"editor "  # a line the child writes as each editor starts: b"editor 1"
+KILL_ROUNDS = 100  # rounds of killing a guard's descendants (a process may fork while the others die)
+PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 STARTUP = 15.0  # seconds more for a child's first job: starting Python and importing the runner, on a busy machine
 
 
@@ -199,6 +206,8 @@ class _Child:
         line it wrote on stderr (`tail`)."""
         if self.stderr.closed:
             return
+        if self.process.poll() is None:  # the guard is alive: first what left its group, then the group
+            kill_descendants(self.process.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):  # (the group has ended)
             os.killpg(self.process.pid, signal.SIGKILL)  # the guard leads the group
         self.process.wait()
@@ -233,6 +242,58 @@ def _alarm(seconds):
     return raise_timeout
 
 
+def subreaper():
+    """Make this process the subreaper of its descendants (Linux's prctl): an orphan among them becomes its child,
+    not init's, so that `descendants` finds it. Returns whether it is one (False where there is no prctl)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(pid):
+    """The processes, not ended, whose parent chain leads to `pid`, read from /proc ([] where there is none)."""
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    children = {}
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()  # after the name, which may hold anything
+        except OSError:  # ended meanwhile
+            continue
+        if fields and fields[0] != b"Z":  # a zombie has ended (and has no children: they were handed on)
+            children.setdefault(int(fields[1]), []).append(int(name))
+    found, stack = [], [pid]
+    while stack:
+        for child in children.get(stack.pop(), ()):
+            found.append(child)
+            stack.append(child)
+    return found
+
+
+def kill_descendants(pid):
+    """SIGKILL every descendant of `pid` (see `descendants`), round after round until none is left (or
+    KILL_ROUNDS). Returns whether none is left."""
+    for _ in range(KILL_ROUNDS):
+        found = descendants(pid)
+        if not found:
+            return True
+        for child in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(child, signal.SIGKILL)
+        time.sleep(0.01)
+    return not descendants(pid)
+
+
 # what the guard ignores: every signal a process may catch that would end or stop it (not SIGCHLD)
 GUARDED = [
     getattr(signal, name)
@@ -244,9 +305,11 @@ GUARDED = [
 
 def _guard(limits):
     """The process the builder starts: fork the child that runs the editors, then wait for it, ignoring the signals
-    it might send its parent, and end as it ended (its status, or killed by its signal)."""
+    it might send its parent, kill whatever it left running (its descendants: the guard is their subreaper), and end
+    as it ended (its status, or killed by its signal)."""
     for signum in GUARDED:
         signal.signal(signum, signal.SIG_IGN)
+    reaper = subreaper()
     pid = os.fork()
     if pid == 0:
         for signum in GUARDED:
@@ -258,7 +321,15 @@ def _guard(limits):
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)  # the pipes are the child's alone: the builder sees their end when the child ends
     os.dup2(devnull, 1)
-    _, status = os.waitpid(pid, 0)
+    while True:  # orphans handed to the guard end too: reap them on the way
+        ended, status = os.waitpid(-1, 0)
+        if ended == pid:
+            break
+    if reaper:
+        kill_descendants(os.getpid())
+        with contextlib.suppress(ChildProcessError):
+            while os.waitpid(-1, os.WNOHANG)[0]:
+                pass
     if os.WIFSIGNALED(status):
         signum = os.WTERMSIG(status)
         signal.signal(signum, signal.SIG_DFL)

@@ -3,8 +3,12 @@
 The standard library's ThreadingHTTPServer, configured as a dev server needs it (its defaults are a listen backlog
 of 5 and no timeouts, so 200 parallel requests queue and time out, and an idle connection holds a thread forever):
 
-- a listen backlog of ``BACKLOG``, a thread per connection, and ``IDLE_SECONDS`` after which a connection that
-  sends nothing is closed;
+- a listen backlog of ``BACKLOG``, a thread per connection, ``IDLE_SECONDS`` after which a connection that
+  sends nothing is closed, and ``REQUEST_SECONDS`` in all to receive a request (its line and headers; no request
+  here has a body): a client that sends a byte now and then, never idle for long, is closed then too;
+- no directory listings: a folder without an ``index.html`` is a 404;
+- GET and HEAD only: any other method (a POST of JSON, say) is a 501 and its body is never read; no request of
+  this server carries JSON (the JSON the dev server's process parses comes from its own children and its files);
 - 400 for a request the file system cannot take (a NUL byte or other control character in the path, escapes that
   are not UTF-8 such as ``/%ff%fe.html``), never a dropped connection;
 - text assets (HTML, JS, CSS, JSON, SVG, Python, WebAssembly) gzip-compressed for a client that accepts gzip
@@ -21,15 +25,18 @@ of 5 and no timeouts, so 200 parallel requests queue and time out, and an idle c
 
 import gzip
 import http.server
+import io
 import os
 import re
 import threading
+import time
 import urllib.parse
 from collections import OrderedDict
 from pathlib import Path
 
 BACKLOG = 1024
 IDLE_SECONDS = 20.0
+REQUEST_SECONDS = 30.0  # to receive a whole request: its line and headers, however slowly they trickle in
 EVENTS = "/__kernelviz/events"
 HEARTBEAT_SECONDS = 15.0  # an open events stream writes a comment this often, so a closed page frees its thread
 COMPRESSED = {".html", ".js", ".mjs", ".css", ".json", ".svg", ".py", ".wasm", ".txt", ".map"}
@@ -65,7 +72,27 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def __init__(self, request, client_address, server):
         self.timeout = server.idle_seconds  # the socket's timeout: an idle connection is closed
+        self.deadline = None  # when the request being received must be in (time.monotonic()); None: not receiving
         super().__init__(request, client_address, server, directory=str(server.root))
+
+    def setup(self):
+        super().setup()
+        self.rfile = io.BufferedReader(_Deadline(self))  # reads that stop at the request's deadline
+
+    def handle_one_request(self):
+        self.deadline = time.monotonic() + self.server.request_seconds
+        super().handle_one_request()  # a read past the deadline raises TimeoutError: it closes the connection
+
+    def parse_request(self):
+        done = super().parse_request()
+        self.deadline = None  # received: answering (a large file to a slow reader) takes the idle timeout only
+        self.connection.settimeout(self.timeout)
+        return done
+
+    def list_directory(self, path):
+        """No listings: a folder without an index.html is not a page."""
+        self.send_error(404, "File not found")
+        return None
 
     def do_GET(self):
         self._answer(body=True)
@@ -150,6 +177,28 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Deadline(io.RawIOBase):
+    """The handler's socket, read so that no read waits past the handler's `deadline` (nor longer than its idle
+    timeout): the socket's timeout is set, before each read, to what is left."""
+
+    def __init__(self, handler):
+        self.handler = handler
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        handler = self.handler
+        wait = handler.timeout
+        if handler.deadline is not None:
+            left = handler.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"the request was not in after {handler.server.request_seconds:g} s")
+            wait = left if wait is None else min(wait, left)
+        handler.connection.settimeout(wait)
+        return handler.connection.recv_into(buffer)
+
+
 def caching(file, query=""):
     """The Cache-Control of `file` asked for with `query` (see the module's docstring)."""
     if file.suffix == ".html":
@@ -200,10 +249,11 @@ class Server(http.server.ThreadingHTTPServer):
     request_queue_size = BACKLOG
     daemon_threads = True
 
-    def __init__(self, address, root, idle_seconds=IDLE_SECONDS):
+    def __init__(self, address, root, idle_seconds=IDLE_SECONDS, request_seconds=REQUEST_SECONDS):
         super().__init__(address, Handler)
         self.root = Path(root)
         self.idle_seconds = idle_seconds
+        self.request_seconds = request_seconds
         self.generation = 0
         self.stopping = threading.Event()
         self._changed = threading.Condition()
@@ -254,6 +304,6 @@ class Server(http.server.ThreadingHTTPServer):
         super().shutdown()
 
 
-def make_server(root, host="127.0.0.1", port=8000, idle_seconds=IDLE_SECONDS):
+def make_server(root, host="127.0.0.1", port=8000, idle_seconds=IDLE_SECONDS, request_seconds=REQUEST_SECONDS):
     """A Server for the site folder `root` (not started). port 0 picks a free port."""
-    return Server((host, port), root, idle_seconds)
+    return Server((host, port), root, idle_seconds, request_seconds)

@@ -158,3 +158,25 @@ def test_the_hardwares_fragments_are_the_documented_layout(dtype):
     module.get_function(name)((1,), (32,), (*args, regs, acc, shuffled, packed))
     got = [cupy.asnumpy(x) for x in (regs, acc, shuffled, packed)]
     check_probe(dtype, m, n, f, got[0].reshape(32, 3, 4), got[1].reshape(32, 4, 4), got[2].reshape(32, 2), got[3])
+
+
+def test_bad_launcher_inputs_are_refused_on_the_gpu_as_on_the_shim():
+    """The checks of tests/cuda/test_cuda_paged.py, with device arrays: a length of 0 and a page outside the pool
+    refused by name (not NaN, not an illegal address), and a float16 view 2 bytes past a 16-byte boundary (passed to
+    fa2_mma as it is, no copy) refused before its 16-byte loads."""
+    import cupy
+
+    q, k, v, table, lens = (cupy.asarray(x) for x in random_batch([5, 9], 4, 2, 1, 16))
+    zero = lens.copy()
+    zero[1] = 0
+    with pytest.raises(ValueError, match=r"seq_lens\[1\] = 0: sequence 1 must have at least 1 token"):
+        launch.run("paged_decoding", q, k, v, table, zero)
+    outside = table.copy()
+    outside[1, 2] = 9
+    with pytest.raises(ValueError, match=r"block_table\[1, 2\] = 9: page 2 of sequence 1 is not a page of the pool"):
+        launch.run("paged_decoding", q, k, v, outside, lens)
+    buffer = cupy.zeros(64 * 16 + 8, cupy.float16)
+    k16 = buffer[1 : 1 + 64 * 16].reshape(1, 64, 16)
+    q16 = cupy.zeros((1, 64, 16), cupy.float16)
+    with pytest.raises(ValueError, match="fa2_mma: K starts at address .*, 2 bytes past a 16-byte boundary"):
+        launch.run("fa2_mma", q16, k16, q16)

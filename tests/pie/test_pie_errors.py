@@ -47,6 +47,7 @@ CASES = [
     (lambda: pie.scalar(1, out=""), ValueError, "pie.scalar: out must be a non-empty name"),
     (lambda: pie.show_canvas("top"), ValueError, "pie.show_canvas: side must be 'left' or 'right', got 'top'"),
     (lambda: pie.diagram("[{"), ValueError, "pie.diagram: items_json is not valid JSON"),
+    (lambda: pie.diagram("[" * 100_000 + "]" * 100_000), ValueError, "pie.diagram: items_json nests too deep"),
     (lambda: pie.diagram('{"x": 1}'), TypeError, "pie.diagram: items_json must be a JSON array of items"),
     (lambda: pie.diagram("[3]"), TypeError, "pie.diagram: item 0 must be an object, got 3"),
     (lambda: pie.diagram('[{}, {"size": 3}]'), ValueError, "pie.diagram: item 1 has an unknown field 'size'"),

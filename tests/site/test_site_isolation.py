@@ -4,6 +4,8 @@ names the editor and line, fails --strict, and the page says why where its figur
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -182,3 +184,69 @@ def test_a_process_that_dies_names_the_editor_it_died_in():
     (result,) = run_batches([[Job(sources)]], FAST)[0]
     assert result.error.editor == 2 and result.error.line is None
     assert "exited with status 3" in result.error.message
+
+
+ESCAPES = {  # an editor's ways of leaving the group; each writes the pid of a process that sleeps 120 s
+    "new session": """
+import subprocess, sys
+p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)
+open({pid_file!r}, 'w').write(str(p.pid))
+""",
+    "daemon": """
+import os, signal, time
+if os.fork() == 0:  # the classic daemon: setsid, fork again, the middle process ends
+    os.setsid()
+    if os.fork() == 0:
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # deaf to the alarm a forked process gets
+        open({pid_file!r}, 'w').write(str(os.getpid()))
+        time.sleep(120)
+    os._exit(0)
+time.sleep(0.5)
+""",
+}
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a subreaper is Linux's (elsewhere: the group only)")
+@pytest.mark.parametrize("how", ESCAPES)
+def test_a_process_that_leaves_the_group_does_not_outlive_the_build(tmp_path, how):
+    """A process an editor starts in a session of its own is not in the group the builder kills; before the guard
+    became its subreaper it lived on after the build (a sleep of 120 s: it would still be running). Now it ends
+    with its batch; the test waits for that up to 10 s."""
+    pid_file = tmp_path / "pid"
+    code = ESCAPES[how].format(pid_file=str(pid_file)) + "pie.scalar(1, out='a')"
+    result = run_isolated([Source(code)], FAST)
+    assert result.ok, result.error
+    escaped = int(pid_file.read_text())
+    try:
+        deadline = time.monotonic() + 10
+        while alive(escaped) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not alive(escaped), f"the {how} process outlived its batch"
+    finally:
+        if alive(escaped):
+            os.kill(escaped, 9)
+
+
+def test_descendants_follow_the_parent_chain():
+    """descendants reads /proc: this process's child and grandchild, and nothing of another tree."""
+    if not os.path.isdir("/proc"):
+        assert isolated.descendants(os.getpid()) == []
+        return
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time; subprocess.Popen([sys.executable, '-c', "
+            "'import time; time.sleep(60)']); time.sleep(60)",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while len(isolated.descendants(child.pid)) < 1 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        (grandchild,) = isolated.descendants(child.pid)
+        assert set(isolated.descendants(os.getpid())) >= {child.pid, grandchild}
+        assert isolated.kill_descendants(child.pid) and not alive(grandchild)
+    finally:
+        child.kill()
+        child.wait()

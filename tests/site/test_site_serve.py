@@ -6,6 +6,7 @@ import contextlib
 import gzip
 import os
 import re
+import select
 import signal
 import socket
 import subprocess
@@ -158,6 +159,67 @@ def test_an_idle_connection_is_closed(tmp_path):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def trickle(port, ticks, every):
+    """Open a connection and send a request a byte at a time, one every `every` s (never idle for long), for at most
+    `ticks` bytes; return how many it sent before the server closed the connection (None: it never did)."""
+    request = b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * ticks
+    with socket.create_connection(("127.0.0.1", port), timeout=5) as sock:
+        for sent in range(ticks):
+            try:
+                sock.sendall(request[sent : sent + 1])
+            except OSError:  # reset: closed
+                return sent
+            readable, _, _ = select.select([sock], [], [], every)
+            if readable:
+                try:
+                    if sock.recv(1024) == b"":
+                        return sent
+                except OSError:
+                    return sent
+    return None
+
+
+def test_a_request_that_trickles_in_is_closed_at_its_deadline(tmp_path):
+    """Clients that each send a byte every 0.5 s are never idle for the 2 s of the idle timeout; before the request
+    deadline they held their threads as long as they kept sending (40 clients, a byte every 8 s: past 60 s). Now
+    each is closed once 3 s pass without a whole request; the loops give them up to 40 bytes (20 s) to be."""
+    srv = serve.make_server(tmp_path, port=0, idle_seconds=2, request_seconds=3)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            sent = list(pool.map(lambda _: trickle(srv.server_address[1], 40, 0.5), range(8)))
+        assert None not in sent, sent  # every one closed before its 40 bytes
+        assert min(sent) >= 2  # not refused at once: the request was being received when its deadline came
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def test_a_folder_is_not_listed(server):
+    root, url = server
+    (root / "assets").mkdir()
+    (root / "assets" / "secret-name.js").write_text("x")
+    (root / "guide").mkdir()
+    (root / "guide" / "index.html").write_text("<body>the guide</body>")
+    for path in ("/assets/", "/assets", "/"):
+        status, _, body = answer(f"{url}{path}")
+        assert status == 404 and b"secret-name" not in body and b"assets" not in body, (path, status)
+    assert get(f"{url}/guide/")[2].startswith("<body>the guide")  # a folder's index.html is still its page
+
+
+def test_a_post_of_deeply_nested_json_is_refused_without_reading_it(server):
+    """No request to this server carries JSON: GET and HEAD only. A POST of a body 100,000 arrays deep is a 501
+    naming the method (its body never parsed, so no RecursionError), and the server goes on serving."""
+    root, url = server
+    (root / "a.js").write_text("x")
+    body = b"[" * 100_000 + b"]" * 100_000
+    head = f"POST /a.js HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
+    reply = raw_request(url, head.encode() + body)
+    assert reply.startswith(b"HTTP/1.0 501 Unsupported method ('POST')"), reply[:300]
+    assert b"RecursionError" not in reply
+    assert get(f"{url}/a.js")[2] == "x"
 
 
 def test_200_parallel_requests_of_each_asset_kind_all_succeed(server):
