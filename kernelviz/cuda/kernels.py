@@ -408,7 +408,7 @@ def outputs(kernel, bh, n, d, n_splits=1, tiles=None):
     the batch's query heads, bh * G = B * H_q (its O is (B, H_q, D) read as (B*H_q, D)); with one split it writes
     no partials (their shapes have 0 splits)."""
     if kernel == "online_softmax":
-        return {"O": (bh, d), "m_out": (bh,), "d_out": (bh,)}
+        return {"O": (bh, d), "m_out": (bh,), "l_out": (bh,)}
     if kernel in ("fa2", "fa2_mma"):  # fa2_mma's O: 16-bit, as its inputs
         return {"O": (bh, n, d), "L": (bh, n)}
     if kernel == "fa1":
@@ -439,7 +439,7 @@ def arguments(kernel, n, scale, causal=False, n_splits=1, n_kv=None, kv_heads=1,
     if kernel == "fa1":
         return [("Q", "K", "V", "O", "l", "m", n32, n_kv32, scale32, np.int32(bool(causal)))]
     if kernel == "online_softmax":
-        return [("X", "V", "O", "m_out", "d_out", n32)]
+        return [("X", "V", "O", "m_out", "l_out", n32)]
     if kernel == "fa2_bwd":  # N_kv = N: the host runs it on square attention, as the forward kernels
         return [
             ("O", "dO", "D", "dQ", n32),

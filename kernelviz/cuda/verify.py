@@ -117,7 +117,7 @@ def error(kernel, out, *arrays, causal=False):
         return rel_err(out["O"].reshape(q.shape), paged_attention_fp64(*arrays))
     if kernel == "online_softmax":
         o_ref, lse_ref = softmax_fp64(*arrays)
-        lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
+        lse = out["m_out"].astype(np.float64) + np.log(out["l_out"].astype(np.float64))
         return max(rel_err(out["O"], o_ref), lse_err(lse, lse_ref))
     if kernel == "fa2_bwd":
         q, k, v, o, do, _ = arrays

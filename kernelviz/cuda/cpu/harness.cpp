@@ -188,11 +188,11 @@ template <int Br, int Bc, int D>
 int run(const Args& a) {
     static_assert(Br == 1, "online softmax has one row per block");
     Buffer X("X", size_t(a.BH) * a.N), V("V", size_t(a.BH) * a.N * D);
-    Buffer O("O", size_t(a.BH) * D), m("m_out", a.BH), d("d_out", a.BH);
+    Buffer O("O", size_t(a.BH) * D), m("m_out", a.BH), l("l_out", a.BH);
     X.read(), V.read();
     dim3 grid{unsigned(a.BH), 1, 1}, block{unsigned(a.threads), 1, 1};
-    kvshim::launch(online_softmax<Bc, D>, grid, block, a.schedule, X.ptr(), V.ptr(), O.ptr(), m.ptr(), d.ptr(), a.N);
-    return finish({&X, &V}, {&O, &m, &d});
+    kvshim::launch(online_softmax<Bc, D>, grid, block, a.schedule, X.ptr(), V.ptr(), O.ptr(), m.ptr(), l.ptr(), a.N);
+    return finish({&X, &V}, {&O, &m, &l});
 }
 #endif
 
