@@ -123,7 +123,7 @@ export function drawCanvas(view, width = WIDEST) {
   const gridBottom = rs.at(-1).at + rs.at(-1).size;
   const gridRight = cs.at(-1).at + cs.at(-1).size;
   const vTop = gridBottom + 8;
-  const sramTop = vTop + STRIP + 40;
+  const sramTop = vTop + STRIP + 48;
   const H = sramTop + ROW + 58;
 
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'kvx-svg', role: 'img' });

@@ -58,7 +58,7 @@ export function buildControls(onChange) {
     field('Br (query rows)', Br),
     field('Bc (keys)', Bc),
     field('dtype', dtype),
-    field('Shared memory budget', sram, [kib, kibField.hint]),
+    field('Shared memory', sram, [kib, kibField.hint]),
     h('div', { class: 'kvx-field kvx-check' }, [causal, causalLabel]),
   ]);
   element.addEventListener('submit', (e) => e.preventDefault());

@@ -91,9 +91,9 @@ export function buildMetrics(cases) {
   const element = h('section', { class: 'kvx-metrics', 'aria-label': 'Live metrics' }, [
     scores.element,
     tiles.element,
-    hbm,
     shared.element,
     registers.element,
+    hbm,
     softmax,
   ]);
 
@@ -124,8 +124,8 @@ export function buildMetrics(cases) {
     memNote.dataset.value = String(kept);
     setText(
       memNote,
-      `Standard attention allocates ${ratio(kept)} the memory of Flash Attention 2: S and P are N × N, ` +
-        `Q, K, V, O and the statistics N × d and N. This ratio grows with N.`,
+      `Standard attention allocates ${ratio(kept)} the memory of Flash Attention 2: its S and P are N × N each, ` +
+        `while Q, K, V, O are N × d and L holds N numbers. This ratio grows with N.`,
     );
 
     shared.element.dataset.value = String(m.shared.total);
