@@ -1,4 +1,5 @@
-// The settings form: N (log slider and exact number), d, Br, Bc, dtype, shared memory budget (preset or custom), causal.
+// The settings form: N (log slider and exact number), d, Br, Bc, dtype, shared memory budget (preset or custom),
+// causal.
 // Every change calls onChange with the fields it sets; `update(state)` shows a state without firing events.
 
 import { CUSTOM_MAX_KIB, CUSTOM_MIN_KIB, PRESETS } from './budgets.js';

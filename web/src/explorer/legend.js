@@ -1,6 +1,7 @@
-// What the canvas's looks mean, beside it: coloured = on chip (shared memory or registers) now, dim = in HBM, dashed = used by this block
-// and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the canvas's own look and `box`, so
-// the legend cannot drift from the drawing. Each entry carries data-look (the canvas tiles' data-look).
+// What the canvas's looks mean, beside it: coloured = on chip (shared memory or registers) now, dim = in HBM,
+// dashed = used by this block and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the
+// canvas's own look and `box`, so the legend cannot drift from the drawing. Each entry carries data-look (the canvas
+// tiles' data-look).
 import { box, dim, masked, resident, visitedLook } from './canvas.js';
 import { h } from './dom.js';
 import { el } from './svg.js';

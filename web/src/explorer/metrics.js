@@ -61,7 +61,10 @@ export function buildMetrics(cases) {
   const hbmNote = h('p', { class: 'kvx-note', 'data-metric': 'hbm_ratio' });
   const held = h('p', { class: 'kvx-sub' });
   setText(held, 'bytes allocated');
-  const memBars = { standard: barRow('standard', 'standard', 'memory'), fa2: barRow('fa2', 'Flash Attention 2', 'memory') };
+  const memBars = {
+    standard: barRow('standard', 'standard', 'memory'),
+    fa2: barRow('fa2', 'Flash Attention 2', 'memory'),
+  };
   const memNote = h('p', { class: 'kvx-note', 'data-metric': 'memory_ratio' });
   const hbm = h('div', { class: 'kvx-metric kvx-hbm', 'data-metric': 'hbm' }, [
     hbmHeading,
@@ -132,7 +135,8 @@ export function buildMetrics(cases) {
     shared.element.dataset.fits = String(m.shared.fits);
     setText(shared.big, `${bytes(m.shared.total)} of ${bytes(m.budget)}`);
     const tiles16 = `Qi, Kj, Vj in ${state.dtype}`;
-    setText(shared.note, m.shared.fits ? `${tiles16}; fits the budget` : `over budget: ${m.shared.over.join(', ')} do not fit`);
+    const over = `over budget: ${m.shared.over.join(', ')} do not fit`;
+    setText(shared.note, m.shared.fits ? `${tiles16}; fits the budget` : over);
     shared.element.classList.toggle('is-over', !m.shared.fits);
 
     registers.element.dataset.value = String(m.registers.total);

@@ -27,7 +27,7 @@ export const PHASES = [
   {
     title: 'Score a K tile',
     lines: [2, 3],
-    text: 'Kj comes in from HBM to shared memory; Sij = Qi Kjᵀ / √d is computed into registers, never written back.',
+    text: 'Kj comes in from HBM to shared memory; Sij = Qi Kjᵀ / √d is computed in registers, never written back.',
   },
   {
     title: 'Update online softmax',
