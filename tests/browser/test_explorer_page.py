@@ -4,6 +4,7 @@ memory ratio that grows; shared memory and registers apart), every control round
 over-budget status names the tile, the float32 softmax check agrees to 1e-6, and nothing is requested outside
 127.0.0.1."""
 
+import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
@@ -508,3 +509,15 @@ def test_the_page_splits_shared_memory_from_registers_with_the_explorers_numbers
     assert f"at the same sizes, declares {declared:,} bytes of shared memory" in text
     assert "pull away" not in text  # the traffic ratio does not grow with N: the page says so
     assert 'the "bytes moved" ratio goes from 2.8 to 3 and stays there' in text
+
+
+@pytest.mark.parametrize("name", ["flash-attention-1", "flash-attention-2"])
+def test_the_teaching_kernels_pages_say_where_s_o_m_l_really_live(built_site, name):
+    """Their kernels keep S, O, m, l in shared memory for clarity: the pages say so and link to the tensor-core page,
+    where they live in registers; the FA2 page no longer says the traffic gap grows with N."""
+    html = (built_site / f"{name}.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert re.search(r"for clarity.{0,200}in shared memory|in shared memory for clarity", text, re.I), name
+    assert re.search(r"registers of the warps that own their rows", text)
+    assert 'href="flash-attention-2-tensor-cores.html"' in html
+    assert "gap grows with" not in text
