@@ -1,7 +1,8 @@
 """`kernelviz roofline`: every algorithm's bytes, FLOPs, intensity, bound and lower-bound time on each GPU.
 
 The bytes and FLOPs come from the closed forms (``attention.formulas``, ``attention.flops``), which the tests hold
-equal to what the algorithms count as they run, so any size answers at once: N = 32768 included.
+equal to what the algorithms count as they run; they sum over tiles without visiting them (``formulas.visited_sums``),
+so any size answers at once: N = 10^9 included (sizes may be written 1e9).
 """
 
 import json
@@ -88,7 +89,8 @@ def _text(rows, args):
 
 
 def _seconds(s):
-    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+    """A time in the unit that reads best: "3.2 ms", "4.1 h", "68.2 days"."""
+    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s / 1e-9:.3g} ns"
