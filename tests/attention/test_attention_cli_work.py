@@ -74,3 +74,15 @@ def test_warps_past_a_block_are_refused(capsys, warps):
 def test_thirty_two_warps_make_a_block(capsys):
     status, out = trace(capsys, "fa2-mma", "--N", "64", "--d", "4", "--warps", 32, "--json")
     assert status == 0 and '"warps": 32' in out.out
+
+
+def test_a_page_size_too_large_is_named_with_what_would_do(capsys, monkeypatch):
+    """Pages of 10^8 tokens for sequences of 5 and 9: the pool is 2 pages of 10^8 rows, nearly all empty; the refusal
+    says so of --page-size itself (not 'shorter --seq-lens, a smaller --d')."""
+    monkeypatch.setattr("kernelviz.attention.footprint.available", lambda: 2**30)
+    status, out = trace(capsys, "paged-decoding", "--seq-lens", "5,9", "--page-size", "100000000")
+    assert status == 2 and out.err.startswith("kernelviz trace: error: --page-size 100,000,000: each sequence takes")
+    assert "the longest has 9, so the pool is mostly empty rows" in out.err
+    assert "use a --page-size of at most 9" in out.err and "--seq-lens, a smaller --d" not in out.err
+    status, out = trace(capsys, "paged-decoding", "--seq-lens", "5,9", "--page-size", "8", "--json")
+    assert status == 0  # pages of 8: 3 pages, 24 rows for 14 tokens
