@@ -72,26 +72,30 @@ def build(
     limits=None,
     progress=False,
     precompressed=False,
+    on_stage=None,
 ):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
     done, or under `strict` when there is any warning (then `out` is left as it was). `limits`: the editors' time
     and memory limits (``isolated.Limits``; None: the defaults). `progress`: show a bar of the stages on a terminal
     (``kernelviz.progress``; a build takes seconds, mostly running the editors), cleared when it ends.
     `precompressed`: write a NAME.gz beside each text asset for a static host to serve (``precompress``; about a
-    second more; ``kernelviz serve`` compresses as it serves instead)."""
+    second more; ``kernelviz serve`` compresses as it serves instead). `on_stage(name)`, when given, is called as
+    each stage of STAGES starts (``kernelviz build`` logs them where there is no terminal for the bar)."""
     with bar(total=len(STAGES), desc="build", unit="stage", enabled=progress, delay=0) as stages:
-        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages, precompressed)
+        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages, precompressed, on_stage)
 
 
 STAGES = ("parse", "figures", "resolve", "math", "render", "write", "links", "compress")
 
 
-def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=False):
+def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=False, on_stage=None):
     started = time.perf_counter()
 
     def stage(name):
         stages.n = STAGES.index(name)  # the stages before it are done
         stages.set_postfix_str(name)  # redraws the bar (on a terminal, when progress is on)
+        if on_stage is not None:
+            on_stage(name)
 
     diagnostics = Diagnostics(log)
     assets.check_runtime(web_dist)
