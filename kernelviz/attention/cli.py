@@ -257,16 +257,25 @@ def _work(args, n_kv):
 
     sizes = (args.N, args.d, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
     steps = runs.tile_steps(args.algo, args.N, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
-    about = runs.seconds(steps, args.Br, args.Bc, args.d)
+    about = runs.seconds(args.algo, steps, args.Br, args.Bc, args.d)
     if not args.allow_long and (problem := runs.too_long(args.algo, *sizes)):
         return (
-            f"error: {problem}: kernelviz roofline --N {args.N} --d {args.d} gives every algorithm's bytes and FLOPs "
+            f"error: {problem}: kernelviz roofline {_roofline_args(args)} gives every algorithm's bytes and FLOPs "
             "from the closed forms at any size at once; or choose a smaller --N (the steps grow as N x N_kv), "
             "or add --allow-long to run it anyway"
         )
     if about < ESTIMATE_FROM:
         return None
     return f"{args.algo} computes {steps:,} tile steps of {args.Br}x{args.Bc}: about {runs.duration(about)} in NumPy"
+
+
+def _roofline_args(args):
+    """The arguments of ``kernelviz roofline`` for the sizes of this trace."""
+    given = [f"--N {args.N}", f"--d {args.d}"]
+    given += [f"--{flag} {value}" for flag, value in (("N-kv", args.N_kv), ("batch-heads", args.batch_heads))
+              if value and value != 1]  # fmt: skip
+    given += [f"--Br {args.Br}"] * (args.Br != 64) + [f"--Bc {args.Bc}"] * (args.Bc != 64)
+    return " ".join(given + ["--causal"] * args.causal)
 
 
 @contextlib.contextmanager

@@ -74,6 +74,7 @@ MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
 # 64 x 64 tiles NumPy takes about a tenth of a millisecond a step, so this is half a minute or so (N = 32768 for fa2).
 WORK_LIMIT = 2**18
 SECONDS_PER_STEP = 1e-4  # at Br = Bc = d = 64 (measured: fa2 at N = 16384, 65,536 steps, 6.7 s on one core)
+SLOWER = {"fa2-mma": 4}  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
 SOFTMAX = {
     "naive-softmax": naive_softmax,
     "safe-softmax": safe_softmax,
@@ -171,10 +172,10 @@ def tile_steps(algo, N, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     return batch_heads * pairs * (2 if algo.endswith("-backward") else 1)
 
 
-def seconds(steps, Br, Bc, d):
-    """About how long `steps` tile steps of Br x Bc tiles and head dimension d take in NumPy on one core (a guess
-    within a few times either way: machines differ)."""
-    return steps * SECONDS_PER_STEP * max(0.25, Br * Bc * d / 64**3)
+def seconds(algo, steps, Br, Bc, d):
+    """About how long `steps` tile steps of `algo` on Br x Bc tiles and head dimension d take in NumPy on one core
+    (a guess within a few times either way: machines differ)."""
+    return steps * SECONDS_PER_STEP * SLOWER.get(algo, 1) * max(0.25, Br * Bc * d / 64**3)
 
 
 def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
@@ -183,7 +184,7 @@ def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     steps = tile_steps(algo, N, Br, Bc, N_kv, causal, batch_heads)
     if steps <= WORK_LIMIT:
         return None
-    about = duration(seconds(steps, Br, Bc, d))
+    about = duration(seconds(algo, steps, Br, Bc, d))
     return (
         f"{algo} at N={N} N_kv={N_kv or N} d={d} computes {steps:,} tile steps of {Br}x{Bc} (about {about} in NumPy), "
         f"past the {WORK_LIMIT:,} a run takes unasked"

@@ -37,7 +37,9 @@ def test_work_past_the_limit_is_refused_at_once_with_what_to_do(capsys, monkeypa
     assert status == 2 and out.out == ""
     assert f"kernelviz trace: error: {argv[0]} at N={argv[2]}" in out.err
     assert f"computes {steps:,} tile steps of 64x64" in out.err and f"past the {runs.WORK_LIMIT:,}" in out.err
-    assert "kernelviz roofline --N" in out.err and "--allow-long" in out.err
+    d = argv[argv.index("--d") + 1] if "--d" in argv else "64"
+    roofline = f"kernelviz roofline --N {argv[2]} --d {d}" + (" --causal" if "--causal" in argv else "")
+    assert f"{roofline} gives every algorithm's bytes and FLOPs" in out.err and "--allow-long" in out.err
 
 
 def test_allow_long_runs_past_the_limit(capsys, monkeypatch):
