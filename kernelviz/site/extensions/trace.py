@@ -20,7 +20,8 @@ o, ...):
     trace.reads.T, trace.writes.T, trace.loads.T, ...   what the run's ledger answers (``Ledger.numbers``: times
                                            read / written in full, tile transfers, bytes; bytes.total, .read,
                                            .write; peak_sram; flops.matmul, .exp, .other, .total)
-    trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
+    trace.ratio_standard                   standard attention's traffic (its closed form, never run) over this
+                                           algorithm's measured one (attention only; for a
                                            backward pass, the standard backward's, which reads back a stored P; at
                                            the same bytes per element: float16 for a bfloat16 fa2-mma)
     trace.shared.T, .total, .store, .load  fa2-mma: bytes of T (Q, K, V, P) stored into shared memory and loaded
@@ -56,7 +57,8 @@ its rows padded by 8 elements, at any sizes the figure draws, though the kernel 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
 trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.*, trace.ratio_standard, fa2-mma's
-trace.shared.*, and the sizes (``attention.closed_form``).
+trace.shared.*, and the sizes (``attention.closed_form``). A run past ``runs.WORK_LIMIT`` tile steps (minutes at
+every build) or past the memory the machine has is a warning at the ``trace:`` line that says to write it.
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
