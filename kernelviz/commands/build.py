@@ -1,8 +1,9 @@
 """``kernelviz build``: the static site from pages/*.md.
 
 It says at once what it builds (how many pages, from where, into where) and that running the pages' editors takes
-most of the time; then a bar of the stages on a terminal, or where there is none (a log, a pipe) a line per stage,
-so that a build of minutes is never silent; and the built line at the end."""
+most of the time; then a bar of the stages (and of the pages whose editors ran) on a terminal, or where there is
+none (a log, a pipe) a line per stage and per page, so that a build of minutes is never silent; and the built line
+at the end."""
 
 import sys
 from pathlib import Path
@@ -71,6 +72,7 @@ def main(args):
             progress=True,
             precompressed=True,  # NAME.gz beside each text asset, for static hosts (README: Publishing the site)
             on_stage=None if sys.stderr.isatty() else _stage_line,  # a terminal has the bar
+            on_page=None if sys.stderr.isatty() else _page_line,
         )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)
@@ -101,6 +103,10 @@ def _start(args):
 def _stage_line(name):
     words = STAGE_WORDS.get(name)
     print(f"kernelviz build: {name}" + (f" ({words})" if words else ""), file=sys.stderr, flush=True)
+
+
+def _page_line(page, done, pages):
+    print(f"kernelviz build: figures {done}/{pages}: {page.file}: its editors ran", file=sys.stderr, flush=True)
 
 
 def os_error(e):

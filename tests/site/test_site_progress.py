@@ -76,3 +76,15 @@ def test_a_terminal_that_reports_no_size_still_gets_a_bar():
     assert "work: 100%" in drawn and "4/4 [" in drawn
     line = max(drawn.replace("\n", "\r").split("\r"), key=len)
     assert len(line) <= progress.WIDTH
+
+
+def test_the_bar_counts_the_pages_whose_editors_ran(monkeypatch, tmp_path, fake_dist):
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    for name in ("a", "b"):
+        (pages / f"{name}.md").write_text(f"---\ntitle: {name}\n---\n```pie\npie.point(0, 0)\n```\n")
+    stream = Terminal()
+    monkeypatch.setattr("sys.stderr", stream)
+    build(pages, tmp_path / "site", web_dist=fake_dist, log=None, progress=True)
+    drawn = stream.getvalue()
+    assert drawn.index(", figures 1/2 pages]") < drawn.index(", figures 2/2 pages]") < drawn.index(", resolve]")
