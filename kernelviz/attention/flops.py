@@ -14,7 +14,7 @@ kernels do, and tiles the mask hides entirely are skipped. Per visited tile of r
 and per block of r rows, the final O = acc / l, L = m + log l: rd + r other, r exp (``_inputs.finish``).
 """
 
-from .formulas import cdiv, tiles_visited
+from .formulas import cdiv, rows_seeing, tiles_visited
 
 
 def count(matmul=0, exp=0, other=0):
@@ -58,10 +58,12 @@ def standard(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
 
 
 def fa2(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
-    """One online-softmax step per visited tile, one finish per row."""
+    """One online-softmax step per visited tile, one finish per row of a block that sees a key (a block that sees
+    none writes O = 0 and L = -inf without computing: ``formulas.rows_seeing``)."""
     flops = _tiles(d, visited(N, Br, Bc, N_kv, causal))
-    flops["other"] += N * d + N
-    flops["exp"] += N
+    rows = rows_seeing(N, Br, Bc, N_kv, causal)
+    flops["other"] += rows * d + rows
+    flops["exp"] += rows
     return _scale(flops, batch_heads)
 
 
