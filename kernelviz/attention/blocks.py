@@ -32,7 +32,7 @@ def tiles_per_block(result):
     head) 0. Raises ValueError for another algorithm."""
     ledger = result.ledger
     if result.algorithm == "fa2":
-        blocks = ledger.tile_counts("Q")  # every block reads its Q tile once, visiting or not
+        blocks = ledger.tile_counts("O", "write")  # every block writes its O tile once (one that sees no key too)
         visits = {i: 0 for i in blocks}
         for t in ledger.transfers:
             if t.tensor == "K" and t.direction == "read" and t.bh == 0:

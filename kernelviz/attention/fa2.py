@@ -11,6 +11,11 @@ For each block i of Br query rows (the blocks are independent and run in paralle
 
 So Q is read once, O and L are written once, and K and V are read once per block of Q: Tr = ceil(N / Br) times
 (fewer with causal skipping). Storage is float32 or float16; Sij, m, l, Oi and L are float32.
+
+A block whose rows all see no key (causal with N > N_kv: the first N - N_kv rows see none) has no tile to visit,
+and returns before loading anything, as flash-attn's forward kernel does: it writes O[i] = 0 and L[i] = -inf (the
+log of an empty sum) and reads neither Q nor K nor V. A block some of whose rows see a key runs the loop, and its
+rows that see none come out of it with l = 0, so ``finish`` gives them O = 0 and L = -inf too.
 """
 
 import numpy as np
@@ -42,13 +47,19 @@ def flash_attention_2(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
     kv_tiles = tiles(n_kv, Bc)
     for i, (r0, r1) in enumerate(tiles(n, Br)):
         at = dict(kernel=KERNEL, block=i, heads=bh)
+        visits = visible_tiles(r1, n, n_kv, kv_tiles, causal)
+        if not visits:  # the mask hides every key from every row: load nothing, write O = 0 and L = -inf
+            o[:, r0:r1], lse[:, r0:r1] = 0, -np.inf
+            ledger.write("O", i, (r1 - r0) * d * s, step=0, **at)
+            ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+            continue
         Qi = q[:, r0:r1]  # load Qi: stays in SRAM for the whole block
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)
         m_i = np.full((bh, r1 - r0), -np.inf, np.float32)
         l_i = np.zeros((bh, r1 - r0), np.float32)
         Oi = np.zeros((bh, r1 - r0, d), np.float32)
         step = 0
-        for step, j in enumerate(visible_tiles(r1, n, n_kv, kv_tiles, causal), start=1):
+        for step, j in enumerate(visits, start=1):
             c0, c1 = kv_tiles[j]
             Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj
             ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)

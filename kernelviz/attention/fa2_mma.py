@@ -14,13 +14,17 @@ page's figure draws 2 a warp). For each block i:
                    load all of Vj; O_w = alpha O_w + P~ Vj (float32 accumulation)
     each warp writes O = O_w / l (rounded to the 16-bit type) and L = m + log l (float32) registers -> HBM
 
+A block whose rows all see no key (causal, N > N_kv) returns before loading anything, as FA2's does (``fa2``):
+it writes O = 0 and L = -inf, and stores and loads nothing in SRAM.
+
 Storage is "float16" (inputs cast as every algorithm here casts them) or "bfloat16" (emulated by rounding float32
 to nearest even, ``kernelviz.cuda.half``; P~ and O are rounded the same way, as fa2_mma.cu's cvt does);
 o comes back as float16, or for bfloat16 as float32 holding bf16 values. HBM traffic is FA2's exactly. Shared
 memory holds Qi, Kj and Vj (the kernel pads each row by 8 elements against bank conflicts: ``kernels.shared_bytes``);
-its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block Q stored and loaded once (Br d s each),
-per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With ``p_in_shared`` P~ takes
-the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on every visited tile.
+its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block that sees a key, Q stored and loaded
+once (Br d s each), per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With
+``p_in_shared`` P~ takes the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on
+every visited tile.
 The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``formulas.fa2_mma_shared``.
 """
 
@@ -82,13 +86,19 @@ def flash_attention_2_mma(
     smem = dict(heads=bh)
     for i, (r0, r1) in enumerate(tiles(n, Br)):
         at = dict(kernel=KERNEL, block=i, heads=bh)
+        visits = visible_tiles(r1, n, n_kv, kv_tiles, causal)
+        if not visits:  # the mask hides every key from every row: load nothing, write O = 0 and L = -inf
+            o[:, r0:r1], lse[:, r0:r1] = 0, -np.inf
+            ledger.write("O", i, (r1 - r0) * d * s, step=0, **at)
+            ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+            continue
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)  # load Qi: HBM -> SRAM -> registers, once
         ledger.smem("Q", STORE, Br * d * s, **smem)  # the whole tile: rows past N stored as zeros
         ledger.smem("Q", LOAD, Br * d * s, **smem)  # each warp its own rows
         own = [(min(r0 + w * rows, r1), min(r0 + (w + 1) * rows, r1)) for w in range(warps)]  # empty past N
         state = [fresh(bh, b - a, d) for a, b in own]  # each warp's m, l, O in its registers
         step = 0
-        for step, j in enumerate(visible_tiles(r1, n, n_kv, kv_tiles, causal), start=1):
+        for step, j in enumerate(visits, start=1):
             c0, c1 = kv_tiles[j]
             Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj: HBM -> SRAM
             ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)

@@ -18,7 +18,7 @@ c, which ``pair_sums`` gives in closed form from ``formulas.visited_sums`` (no l
 once, N = 10^9 included). ``visited`` walks the pairs one by one, as the tests do to hold the two equal.
 """
 
-from .formulas import cdiv, kv_rows_read, q_rows_read, tiles_visited
+from .formulas import cdiv, kv_rows_read, q_rows_read, rows_seeing, tiles_visited
 
 
 def count(matmul=0, exp=0, other=0):
@@ -68,11 +68,13 @@ def standard(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
 
 
 def fa2(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
-    """One online-softmax step per visited tile, one finish per row."""
+    """One online-softmax step per visited tile, one finish per row of a block that sees a key (a block that sees
+    none writes O = 0 and L = -inf without computing: ``formulas.rows_seeing``)."""
     rc, r, _ = pair_sums(N, Br, Bc, N_kv, causal)
     flops = _tiles(d, rc, r)
-    flops["other"] += N * d + N
-    flops["exp"] += N
+    rows = rows_seeing(N, Br, Bc, N_kv, causal)
+    flops["other"] += rows * d + rows
+    flops["exp"] += rows
     return _scale(flops, batch_heads)
 
 

@@ -12,7 +12,9 @@ Shared-memory traffic (``fa2_mma_shared``) comes as {tensor: {"store": bytes, "l
 SRAM and bytes taken from it into registers.
 
 Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
-the K/V tiles that lie entirely above its last row's diagonal.
+the K/V tiles that lie entirely above its last row's diagonal. With N > N_kv the first N - N_kv rows see no key,
+and a block made only of such rows visits no tile: in FA2 (and on tensor cores) it loads nothing, not even its Q
+tile, and writes O = 0 and L = -inf (``rows_seeing``, ``blocks_seeing``).
 """
 
 STAT = 4  # bytes of a float32 statistic: m, l, L, partials
@@ -80,6 +82,27 @@ def visited_sums(N, Br, Bc, N_kv=None, causal=False):
     return partial + Tc * (Tr - whole), Tr - whole
 
 
+def _first_seeing(N, Br, Bc, N_kv=None, causal=False):
+    """The first block of Br query rows that visits a K/V tile (``tiles_visited`` > 0): 0 without a mask; with one,
+    the first i whose last row Br i + Br - 1 sees key Br i + Br - 1 + N_kv - N >= 0 (the last block always does)."""
+    N_kv = N if N_kv is None else N_kv
+    if not causal:
+        return 0
+    return min(cdiv(N, Br) - 1, max(0, cdiv(N - N_kv - Br + 1, Br)))
+
+
+def blocks_seeing(N, Br, Bc, N_kv=None, causal=False):
+    """Blocks of Br query rows that visit at least one K/V tile: all ceil(N / Br), or with causal masking those
+    whose last row sees a key (in closed form; the tests hold it equal to the count over blocks)."""
+    return cdiv(N, Br) - _first_seeing(N, Br, Bc, N_kv, causal)
+
+
+def rows_seeing(N, Br, Bc, N_kv=None, causal=False):
+    """Query rows in the blocks that visit at least one K/V tile (``blocks_seeing``): the rows whose Q a block loads
+    when a block that sees no key returns before loading. The blocks before the first that sees are whole."""
+    return N - Br * _first_seeing(N, Br, Bc, N_kv, causal)
+
+
 def tile_interactions(N, Br, Bc, N_kv=None, causal=False):
     """Query-key tile pairs computed: Tr * Tc, or fewer with causal masking (tiles above the diagonal skipped)."""
     return visited_sums(N, Br, Bc, N_kv, causal)[0]
@@ -141,12 +164,13 @@ def q_rows_read(N, Br, Bc, N_kv=None, causal=False):
 def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False, p_in_shared=False, batch_heads=1):
     """Shared-memory traffic of FA2 on tensor cores (``attention.fa2_mma``; its HBM traffic is ``fa2``'s), counted
     at full tile size as the kernel moves it (rows past N or N_kv are stored as zeros and loaded too): each of the
-    Tr = ceil(N / Br) blocks stores Qi and loads it into its warps' registers once (Br d s each way); on each of the
-    tile_interactions visited tiles it stores Kj and Vj once (Bc d s each) and each of its `warps` warps loads all of
-    both (warps Bc d s each). P stays in registers (0), or with ``p_in_shared`` takes a round trip through SRAM on
-    every visited tile (Br Bc s stored, as much loaded)."""
+    ``blocks_seeing`` blocks (all Tr = ceil(N / Br) unmasked) stores Qi and loads it into its warps' registers once
+    (Br d s each way); on each of the tile_interactions visited tiles it stores Kj and Vj once (Bc d s each) and
+    each of its `warps` warps loads all of both (warps Bc d s each). P stays in registers (0), or with
+    ``p_in_shared`` takes a round trip through SRAM on every visited tile (Br Bc s stored, as much loaded). A block
+    that sees no key (causal, N > N_kv) stores and loads nothing."""
     h, s = batch_heads, itemsize
-    q = h * cdiv(N, Br) * Br * d * s
+    q = h * blocks_seeing(N, Br, Bc, N_kv, causal) * Br * d * s
     visited = h * tile_interactions(N, Br, Bc, N_kv, causal)
     kv, p = visited * Bc * d * s, visited * Br * Bc * s if p_in_shared else 0
     return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
@@ -169,10 +193,12 @@ def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
 
 
 def fa2(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Q outer, K/V inner: Q read once, K and V once per block of Q rows, O and L = m + log l written once."""
+    """Q outer, K/V inner: Q read once, K and V once per block of Q rows, O and L = m + log l written once. A block
+    whose rows see no key (causal, N > N_kv) reads nothing: its Q rows are not read (``rows_seeing``)."""
     h, s = batch_heads, itemsize
     kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
-    return {"Q": rw(h * N * d * s), "K": rw(kv), "V": rw(kv), "O": rw(0, h * N * d * s), "L": rw(0, h * N * STAT)}
+    q = h * rows_seeing(N, Br, Bc, N_kv, causal) * d * s
+    return {"Q": rw(q), "K": rw(kv), "V": rw(kv), "O": rw(0, h * N * d * s), "L": rw(0, h * N * STAT)}
 
 
 def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):

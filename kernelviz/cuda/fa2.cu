@@ -31,6 +31,19 @@ __global__ void fa2(const float* Q, const float* K, const float* V, float* O, fl
     if (causal) Tc = last < 0 ? 0 : min(Tc, last/Bc + 1);  // tiles wholly right of the diagonal: never loaded
     // endregion
 
+    // region: no_key
+    // No tile to visit (causal with N > N_kv: every row of the block sees no key; or N_kv = 0): registers -> HBM,
+    // O[i] = 0 and L[i] = -inf (the log of an empty sum), and return before loading Q, K or V, as flash-attn does.
+    // Tc is the same for every thread of the block, so the whole block returns and no __syncthreads() is skipped.
+    if (Tc == 0) {
+        for (int x = tid; x < Br*D; x += blockDim.x)
+            if (row0 + x/D < N) O[(row0 + x/D)*D + x%D] = 0.f;
+        for (int r = tid; r < Br; r += blockDim.x)
+            if (row0 + r < N) L[row0 + r] = -INFINITY;
+        return;
+    }
+    // endregion
+
     // region: load_q
     // HBM -> SRAM, once: Qi = Q[i] (rows past N read as 0); Oi = 0, mi = -inf, li = 0
     for (int x = tid; x < Br*D; x += blockDim.x) {

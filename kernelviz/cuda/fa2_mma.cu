@@ -108,6 +108,19 @@ __global__ void __launch_bounds__(128) fa2_mma(const unsigned short* Q, const un
     float scale_log2 = scale*1.4426950408889634f;       // exp(x*scale) = exp2(x*scale*log2(e))
     // endregion
 
+    // region: no_key
+    // No tile to visit (causal with N > N_kv: every row of the block sees no key; or N_kv = 0): registers -> HBM,
+    // O[i] = 0 (16-bit zeros) and L[i] = -inf, and return before loading Q, K or V, as flash-attn does. Tc is the
+    // same for every thread of the block, so the whole block returns and no barrier or shuffle is left waiting.
+    if (Tc == 0) {
+        for (int x = tid; x < Br*D; x += blockDim.x)
+            if (row0 + x/D < N) O[(long)(row0 + x/D)*D + x%D] = 0;
+        for (int r = tid; r < Br; r += blockDim.x)
+            if (row0 + r < N) L[row0 + r] = -INFINITY;
+        return;
+    }
+    // endregion
+
     // region: load_q
     // HBM -> SRAM, once: each warp copies its 16 rows of Q (rows past N as 0), 16 bytes a lane at a time
     for (int x = lane; x < 16*D/8; x += 32) {

@@ -7,11 +7,11 @@ from kernelviz.cuda.regions import RegionError, region, regions
 
 CONTRACT = {
     "online_softmax.cu": ["setup", "init", "load", "new_max", "update", "write"],
-    "fa2.cu": ["setup", "load_q", "load_kv", "scores", "update", "write_back"],
+    "fa2.cu": ["setup", "no_key", "load_q", "load_kv", "scores", "update", "write_back"],
     "fa1.cu": ["setup", "load_kv", "load_q_carries", "scores", "update", "write_back"],
     "fa2_mma.cu": [
-        "mma", "ldmatrix", "cvt", "copy", "setup", "load_q", "ldmatrix_q", "load_kv", "scores", "softmax", "pv",
-        "write_back",
+        "mma", "ldmatrix", "cvt", "copy", "setup", "no_key", "load_q", "ldmatrix_q", "load_kv", "scores", "softmax",
+        "pv", "write_back",
     ],
     "fa2_bwd.cu": ["preprocess", "setup", "load_kv", "load_q", "recompute", "dv", "ds", "dq", "dk", "write_back"],
     "flash_decoding.cu": [

@@ -74,6 +74,7 @@ def calls_for(N, N_kv, d, Br, Bc, causal, s, h):
         ("tiles_visited", [tr // 2, N, Br, Bc, N_kv, causal]),
         ("tile_interactions", [N, Br, Bc, N_kv, causal]),
         ("kv_rows_read", [N, Br, Bc, N_kv, causal]),
+        ("rows_seeing", [N, Br, Bc, N_kv, causal]),
         ("score_matrix_bytes", [N, N_kv, s, h]),
         ("compulsory", [N, d, N_kv, s, h]),
         ("standard", [N, d, Br, Bc, N_kv, causal, s, h]),

@@ -109,3 +109,40 @@ def test_captions_say_which_tiles_a_block_visits(pages, slug):
     assert "mask" in captions
     unmasked = pages(slug, {**CAUSAL[1], "causal": 0})
     assert "mask" not in " ".join(step["caption"] for step in unmasked.steps)
+
+
+# N = 12 queries, N_kv = 4 keys, Br = Bc = 4: row r sees key c iff c <= r - 8, so blocks 0 and 1 (rows 0-7) see no key
+BLIND = {"N": 12, "N_kv": 4, "Br": 4, "Bc": 4, "causal": 1}
+# the figures' d = 4: per block of 4 rows O is 4 * 4 * s bytes (s = 4 float32; 2 float16 on tensor cores), L 4 * 4
+BLIND_BYTES = {"flash-attention-2": 2 * (64 + 16), "flash-attention-2-tensor-cores": 2 * (32 + 16)}
+
+
+@pytest.mark.parametrize("slug", BLIND_BYTES)
+def test_a_block_that_sees_no_key_loads_nothing_and_writes_o_and_l(pages, slug):
+    """As flash-attn's forward kernel (and attention/fa2.py, kernelviz/cuda/fa2.cu's no_key region): the block returns
+    before loading Q; its only steps are the zoom and the write of O = 0, L = -inf, and the counter after the two such
+    blocks is their O and L bytes, worked out by hand."""
+    page = pages(slug, BLIND)
+    assert page.result.ok, page.result.error.traceback
+    keys = page.keys
+    assert keys[: keys.index("zoom i=2")] == ["start", "zoom i=0", "write O,L i=0", "zoom i=1", "write O,L i=1"]
+    assert "load Q i=2" in keys
+    assert page.counter("write O,L i=1") == BLIND_BYTES[slug]
+    assert "sees no key" in page.steps[keys.index("write O,L i=0")]["caption"]
+
+
+KERNEL_LOOPS = "Tr, Tc = -(-N // Br), -(-N_kv // Bc)"
+
+
+@pytest.mark.parametrize("causal", [0, 1])
+@pytest.mark.parametrize("slug", BLIND_BYTES)
+def test_more_tiles_than_the_sizes_give_is_an_error_naming_them(slug, causal):
+    """Issue 37: `Tr, Tc = 2, 3` in the kernel editor at N = N_kv = 8, Bc = 4 ran and was cut to the 2 tiles K has,
+    silently. The loop now asks for K[2], and the figure library's error (shown at its line in the editor) says that
+    K has 2 tiles at these sizes and which size gives 3; the same for a third block of rows."""
+    page = Page(slug, {"causal": causal}, edit=lambda code: code.replace(KERNEL_LOOPS, "Tr, Tc = 2, 3"))
+    assert page.result.error is not None, "Tc = 3 ran without a word"
+    assert "K[2]: K has 2 tiles at N_kv = 8, Bc = 4" in page.result.error.message
+    assert "3 tiles need N_kv = 12" in page.result.error.message
+    page = Page(slug, {"causal": causal}, edit=lambda code: code.replace(KERNEL_LOOPS, "Tr, Tc = 3, 2"))
+    assert "block 2 is not in the grid of 2 blocks" in page.result.error.message

@@ -84,6 +84,33 @@ SOURCES = {
         "GitHub, Dao-AILab",
         "https://github.com/Dao-AILab/flash-attention/blob/main/hopper/tile_scheduler.hpp",
     ),
+    "fa-causal": Source(
+        "Tri Dao and contributors",
+        "flash-attention README, changelog: 2.1: Change behavior of causal flag (the mask aligned to the bottom-right "
+        "corner when seqlen_q != seqlen_k; a row of the mask that is all zero gives output zero)",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention#21-change-behavior-of-causal-flag",
+    ),
+    "fa-fwd-kernel": Source(
+        "Tri Dao and contributors",
+        "flash-attention, csrc/flash_attn/src/flash_fwd_kernel.h: compute_attn_1rowblock exits early, writing O = 0 "
+        "and LSE = +inf, for a block with no key block to visit",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/src/flash_fwd_kernel.h",
+    ),
+    "torch-sdpa": Source(
+        "PyTorch contributors",
+        "torch.nn.functional.scaled_dot_product_attention (is_causal=True: the mask ones(L, S).tril(diagonal=0), "
+        "aligned to the top left)",
+        "PyTorch documentation",
+        "https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html",
+    ),
+    "torch-causal-variant": Source(
+        "PyTorch contributors",
+        "torch.nn.attention.bias.CausalVariant: UPPER_LEFT (is_causal=True) and LOWER_RIGHT (causal_lower_right)",
+        "PyTorch documentation",
+        "https://pytorch.org/docs/stable/generated/torch.nn.attention.bias.CausalVariant.html",
+    ),
     "ptx-isa": Source(
         "NVIDIA",
         "Parallel Thread Execution ISA: warp-level matrix instructions (mma.m16n8k16 fragment layouts, ldmatrix)",

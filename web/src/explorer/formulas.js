@@ -39,6 +39,15 @@ export function tiles_visited(i, N, Br, Bc, N_kv = null, causal = false) {
   return Math.min(Tc, Math.floor(lastKey / Bc) + 1);
 }
 
+/** formulas.rows_seeing: query rows in the blocks that visit at least one K/V tile. */
+export function rows_seeing(N, Br, Bc, N_kv = null, causal = false) {
+  let sum = 0;
+  for (let i = 0; i < cdiv(N, Br); i++) {
+    if (tiles_visited(i, N, Br, Bc, N_kv, causal) > 0) sum += Math.min(Br, N - i * Br);
+  }
+  return sum;
+}
+
 /** formulas.tile_interactions: query-key tile pairs computed, Tr * Tc or fewer with causal masking. */
 export function tile_interactions(N, Br, Bc, N_kv = null, causal = false) {
   let sum = 0;
@@ -85,12 +94,13 @@ export function standard(N, d, Br, Bc, N_kv = null, causal = false, itemsize = 4
   };
 }
 
-/** formulas.fa2: Q read once, K and V once per block of Q rows, O and L = m + log l written once. */
+/** formulas.fa2: Q read once (not by a block that sees no key), K and V once per block of Q rows, O, L written once. */
 export function fa2(N, d, Br, Bc, N_kv = null, causal = false, itemsize = 4, batch_heads = 1) {
   const h = batch_heads;
   const s = itemsize;
   const kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s;
-  return { Q: rw(h * N * d * s), K: rw(kv), V: rw(kv), O: rw(0, h * N * d * s), L: rw(0, h * N * STAT) };
+  const q = h * rows_seeing(N, Br, Bc, N_kv, causal) * d * s;
+  return { Q: rw(q), K: rw(kv), V: rw(kv), O: rw(0, h * N * d * s), L: rw(0, h * N * STAT) };
 }
 
 /** formulas.q_rows_read: rows of Q moved when K/V is the outer loop (FA1, the FA2 backward). */

@@ -5,7 +5,7 @@
 // twin over a grid of sizes (ragged, causal and N = 32768 included). Change flops.py first. Each function returns
 // {matmul, exp, other}: 2 per multiply-add of a matrix product; one per exponential or logarithm; one per other
 // elementwise operation. Every count is an integer below 2**53, exact in a JS number.
-import { cdiv, tiles_visited } from '../explorer/formulas.js';
+import { cdiv, rows_seeing, tiles_visited } from '../explorer/formulas.js';
 
 /** flops.count */
 export function count(matmul = 0, exp = 0, other = 0) {
@@ -50,8 +50,9 @@ export function standard(N, d, Br, Bc, N_kv = null, causal = false, batch_heads 
 /** flops.fa2 */
 export function fa2(N, d, Br, Bc, N_kv = null, causal = false, batch_heads = 1) {
   const flops = tiles(d, visited(N, Br, Bc, N_kv, causal));
-  flops.other += N * d + N;
-  flops.exp += N;
+  const rows = rows_seeing(N, Br, Bc, N_kv, causal);
+  flops.other += rows * d + rows;
+  flops.exp += rows;
   return scale(flops, batch_heads);
 }
 
