@@ -245,7 +245,7 @@ def _compute(items):
     if algo == "paged-decoding":  # K and V bytes read per token of the batch
         out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
     elif attending:
-        for key in ("splits", *MMA_OPTIONS):
+        for key in ("splits", "partials", *MMA_OPTIONS):
             sizes.pop(key, None)
         as_standard = {"dtype": "float16" if itemsize(options["dtype"]) == 2 else "float32"}  # same bytes per element
         standard = attention.run(baseline(algo), **as_standard, **sizes).result.ledger
