@@ -280,7 +280,7 @@ def _table(report):
     from ._inputs import itemsize
 
     p = report["params"]
-    shown = ("Br", "Bc", "n_splits", "warps", "causal", "dtype", "p_in_shared")
+    shown = ("Br", "Bc", "n_splits", "partials", "warps", "causal", "dtype", "p_in_shared")
     lines = [
         f"{report['algorithm']}: N={p['N']} N_kv={p['N_kv']} d={p['d']} batch*heads={p['batch_heads']} "
         + " ".join(f"{k}={v}" for k, v in p.items() if k in shown),
