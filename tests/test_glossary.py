@@ -12,7 +12,8 @@ from kernelviz.attention import cli
 from kernelviz.cuda import kernels
 
 ROOT = Path(__file__).resolve().parents[1]
-NOT_SIZES = {"algo", "dtype", "causal", "closed_form", "schedule", "p_in_shared"}  # a trace run's besides its sizes
+# a trace run's besides its sizes
+NOT_SIZES = {"algo", "dtype", "causal", "closed_form", "schedule", "p_in_shared", "partials"}
 
 
 def test_canonical_renames_old_names_in_order_and_says_so():

@@ -81,6 +81,11 @@ def add_arguments(parser):
         type=positive,
         help="K/V splits: flash decoding (default min(4, tiles)), paged decoding (default 1)",
     )
+    parser.add_argument(
+        "--partials",
+        choices=("unnormalized", "lse"),
+        help="flash decoding's partials: O, m, l (default) or normalized O and one log-sum-exp a row",
+    )
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
     parser.add_argument(
         "--dtype",
@@ -153,6 +158,8 @@ def main(args):
     given["batch_heads"] = args.batch_heads
     if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
         given["splits"] = args.splits
+    if args.partials:
+        given["partials"] = args.partials
     if args.algo == "fa2-mma":
         given.update(warps=args.warps or 4, p_in_shared=args.p_in_shared)
     try:
@@ -242,6 +249,8 @@ def _options_problem(args):
     if args.seq_lens or args.H_kv:
         return f"--seq-lens and --H-kv are paged-decoding options, not {args.algo}'s"
     mma = [name for name, value in (("--warps", args.warps), ("--p-in-shared", args.p_in_shared)) if value]
+    if args.partials and args.algo != "flash-decoding":
+        return f"--partials: flash-decoding's option, not {args.algo}'s"
     if mma and args.algo != "fa2-mma":
         return f"{' and '.join(mma)}: fa2-mma's options (warps on tensor cores), not {args.algo}'s"
     return None if args.N else f"{args.algo} needs --N (query rows)"
@@ -292,6 +301,7 @@ def _progress(args, n_kv, formula):
     extra = {}
     if args.algo == "flash-decoding":
         extra["n_splits"] = min(args.splits or 4, math.ceil(n_kv / args.Bc))
+        extra["partials"] = args.partials or "unnormalized"
     try:
         total = formulas.total(formula(args.N, args.d, args.Br, args.Bc, **extra, **sizes))
     except (ValueError, ZeroDivisionError):
@@ -326,7 +336,7 @@ def _table(report):
     from ._inputs import itemsize
 
     p = report["params"]
-    shown = ("Br", "Bc", "n_splits", "warps", "causal", "dtype", "p_in_shared")
+    shown = ("Br", "Bc", "n_splits", "partials", "warps", "causal", "dtype", "p_in_shared")
     lines = [
         f"{report['algorithm']}: N={p['N']} N_kv={p['N_kv']} d={p['d']} batch*heads={p['batch_heads']} "
         + " ".join(f"{k}={v}" for k, v in p.items() if k in shown),

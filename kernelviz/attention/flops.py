@@ -88,13 +88,20 @@ def fa1(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     return _scale(flops, batch_heads)
 
 
-def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, batch_heads=1):
+def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, batch_heads=1, partials="unnormalized"):
     """FA2's tiles shared among the splits (each visited tile once), then per query row a combine of the
-    n_splits partials: max, m_s - m_g, exp, w * l, the sum, w * O_s and its sum, one division."""
+    n_splits partials: max, m_s - m_g, exp, w * l, the sum, w * O_s and its sum, one division. With
+    partials="lse" each split finishes its rows (O / l: d divisions, m + log l: one log and one add, ``finish``) and
+    the combine has no division of O: max, lse_s - max, exp, the sum, w_s / sum, w * O_s and its sum."""
     rc, r, _ = pair_sums(N, Br, Bc, N_kv, causal)
     flops = _tiles(d, rc, r)
-    flops["other"] += 4 * n_splits * N + 2 * n_splits * N * d + N * d
+    flops["other"] += 4 * n_splits * N + 2 * n_splits * N * d
     flops["exp"] += n_splits * N
+    if partials == "lse":
+        flops["other"] += n_splits * N * (d + 1)
+        flops["exp"] += n_splits * N
+    else:
+        flops["other"] += N * d
     return _scale(flops, batch_heads)
 
 

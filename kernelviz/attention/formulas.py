@@ -243,19 +243,21 @@ def standard_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_h
     }
 
 
-def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1, partials="unnormalized"):
     """Split kernel: each of n_splits blocks per block of Q rows reads Qi and its own K/V tiles, and writes
-    float32 partials O, m, l; the combine kernel reads the partials once and writes O."""
+    float32 partials O, m, l; the combine kernel reads the partials once and writes O. With partials="lse" the
+    partials are the normalized O and one log-sum-exp a row: lse_partial instead of m_partial and l_partial, one
+    float a row a split fewer each way."""
     h, s = batch_heads, itemsize
     kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
     partial_o, partial_stat = h * n_splits * N * d * STAT, h * n_splits * N * STAT
+    stats = ("lse_partial",) if partials == "lse" else ("m_partial", "l_partial")
     return {
         "Q": rw(h * n_splits * N * d * s),
         "K": rw(kv),
         "V": rw(kv),
         "O_partial": rw(partial_o, partial_o),
-        "m_partial": rw(partial_stat, partial_stat),
-        "l_partial": rw(partial_stat, partial_stat),
+        **{name: rw(partial_stat, partial_stat) for name in stats},
         "O": rw(0, h * N * d * s),
     }
 

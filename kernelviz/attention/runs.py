@@ -2,7 +2,8 @@
 ``{{ trace }}`` numbers are read from.
 
     done = run("fa2", N=8, d=4, Br=4, Bc=4)            # attention: N, d, Br, Bc required; N_kv (N),
-    done.result.ledger.trips("K")                       #   splits (flash-decoding), causal, batch_heads (1),
+    done.result.ledger.trips("K")                       #   splits and partials ("unnormalized" or "lse": flash-
+                                                        #   decoding's), causal, batch_heads (1),
     run("fa2-mma", N=8, d=4, Br=4, Bc=4, warps=2)       #   warps (4) and p_in_shared (false): fa2-mma's
     run("online-softmax-output", N=16, Bc=4, d=2)       # softmax: N, Bc required; rows (1); d (the output's)
     run("paged-decoding", seq_lens=[5, 9], d=4, page_size=4)  # paged: H_q (1), H_kv (H_q), splits (1)
@@ -93,6 +94,7 @@ ATTENTION_SIZES = {
     "causal": (bool, False),
     "warps": (int, False),
     "p_in_shared": (bool, False),
+    "partials": (str, False),
 }
 SOFTMAX_SIZES = {"N": (int, True), "Bc": (int, True), "rows": (int, False)}
 PAGED_SIZES = {
@@ -217,6 +219,7 @@ def closed_form(algo, *, dtype=None, **sizes):
         )
     sizes = {"N_kv": sizes.get("N"), "batch_heads": 1, "causal": False, **_checked(algo, sizes, ATTENTION_SIZES)}
     extra = {"n_splits": sizes["splits"]} if "splits" in sizes else {}
+    extra.update({"partials": sizes["partials"]} if "partials" in sizes else {})
     args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
     common = dict(N_kv=sizes["N_kv"], causal=sizes["causal"], batch_heads=sizes["batch_heads"])
     size = itemsize(storage(algo, dtype))
@@ -264,6 +267,8 @@ def _checked(algo, sizes, kinds):
         raise ValueError(f"missing {', '.join(missing)}")
     if "splits" in sizes and algo not in ("flash-decoding", "paged-decoding"):
         raise ValueError("splits is a flash-decoding size")
+    if "partials" in sizes and algo != "flash-decoding":
+        raise ValueError("partials is a flash-decoding option ('unnormalized' or 'lse')")
     if algo != "fa2-mma" and (given := [key for key in MMA_OPTIONS if key in sizes]):
         raise ValueError(f"{' and '.join(given)}: fa2-mma's (warps on tensor cores), not {algo}'s")
     if sizes.get("warps", 1) > MAX_WARPS:
@@ -288,6 +293,8 @@ def _attention(algo, sizes, seed, dtype, sram_budget):
     options = dict(Br=sizes["Br"], Bc=sizes["Bc"], causal=sizes["causal"], dtype=dtype, sram_budget=sram_budget)
     if algo == "flash-decoding":
         options[glossary.KEYWORDS["splits"]] = sizes.get("splits")
+        if "partials" in sizes:
+            options["partials"] = sizes["partials"]
     if algo == "fa2-mma":
         sizes = {"warps": 4, "p_in_shared": False, **sizes}
         options.update({key: sizes[key] for key in MMA_OPTIONS})

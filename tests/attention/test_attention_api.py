@@ -70,7 +70,9 @@ def test_signatures():
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_2": f"(q, k, v, *, {OPTIONS})",
-        "flash_decoding": f"(q, k, v, *, {OPTIONS.replace('Bc=64, ', 'Bc=64, n_splits=None, ')})",
+        "flash_decoding": "(q, k, v, *, "
+        + OPTIONS.replace("Bc=64, ", "Bc=64, n_splits=None, partials='unnormalized', ")
+        + ")",
         "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
         "sram_budget=None, p_in_shared=False)",
         "naive_softmax": "(x, b=4)",
@@ -94,7 +96,7 @@ def test_formulas():
         same, "(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
     )
     assert str(inspect.signature(f.flash_decoding)) == (
-        "(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1)"
+        "(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1, partials='unnormalized')"
     )
     assert str(inspect.signature(f.paged_decoding)) == "(seq_lens, d, page_size, H_q, H_kv, n_splits=1, itemsize=4)"
     assert str(inspect.signature(f.compulsory)) == "(N, d, N_kv=None, itemsize=4, batch_heads=1)"

@@ -134,7 +134,9 @@ def test_every_export_is_pythons_with_the_same_parameters_and_defaults():
         got = []
         for p in js:
             left, eq, right = p.partition(" = ")
-            got.append(f"{left} = {PYTHON_DEFAULT.get(right, right)!r}".replace("'", "") if eq else left)
+            got.append(
+                f"{left} = {PYTHON_DEFAULT.get(right, right)!r}".replace("'", "").replace('"', "") if eq else left
+            )
         assert got == [w.replace("'", "") for w in want], name
 
 

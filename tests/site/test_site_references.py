@@ -70,9 +70,13 @@ def test_every_known_source_is_a_well_formed_https_link(key):
         ("online-softmax", {"online-softmax", "memory-efficient", "fa1"}),
         ("flash-attention-1", {"fa1", "online-softmax"}),
         ("flash-attention-2", {"fa1", "fa2", "online-softmax"}),
-        ("flash-decoding", {"flash-decoding", "fa2"}),
+        ("flash-decoding", {"flash-decoding", "fa2", "flash-attn-combine", "flashinfer-merge", "vllm-merge"}),
+        ("flash-attention-2-tensor-cores", {"fa2", "ptx-isa", "fa3"}),
         ("flash-attention-2-backward", {"fa1", "fa2", "triton-attention", "flash-attn", "fermi"}),
-        ("paged-decoding", {"paged-attention", "gqa", "mqa", "flashinfer", "llama3"}),
+        (
+            "paged-decoding",
+            {"paged-attention", "gqa", "mqa", "flashinfer", "llama3", "flashinfer-decode", "vllm-paged"},
+        ),
     ],
 )
 def test_every_page_cites_what_it_rests_on(slug, cited):

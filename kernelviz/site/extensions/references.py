@@ -143,6 +143,48 @@ SOURCES = {
         "MLSys 2025",
         "https://arxiv.org/abs/2501.01005",
     ),
+    "flashinfer-merge": Source(
+        "FlashInfer team",
+        "flashinfer, include/flashinfer/attention/cascade.cuh: MergeStateKernel (merge_state), the merge of two "
+        "attention states (v, s) for cascade attention; s is a log-sum-exp in base 2",
+        "GitHub, flashinfer-ai",
+        "https://github.com/flashinfer-ai/flashinfer/blob/main/include/flashinfer/attention/cascade.cuh",
+    ),
+    "flashinfer-decode": Source(
+        "FlashInfer team",
+        "flashinfer, include/flashinfer/attention/decode.cuh: one thread block per K/V head and chunk, its query heads "
+        "along threadIdx.y (qo_head_idx = kv_head_idx * bdy + threadIdx.y)",
+        "GitHub, flashinfer-ai",
+        "https://github.com/flashinfer-ai/flashinfer/blob/main/include/flashinfer/attention/decode.cuh",
+    ),
+    "flash-attn-combine": Source(
+        "Tri Dao and contributors",
+        "flash-attention, csrc/flash_attn/src/flash_fwd_kernel.h: the split-KV kernel writes each split's normalized "
+        "output and log-sum-exp (normalize_softmax_lse), combine_attn_seqk_parallel merges them",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention/blob/main/csrc/flash_attn/src/flash_fwd_kernel.h",
+    ),
+    "vllm-merge": Source(
+        "vLLM team",
+        "vllm, csrc/attention/merge_attn_states.cu: merge_attn_states, the merge of a prefix's and a suffix's "
+        "attention outputs by their log-sum-exps",
+        "GitHub, vllm-project",
+        "https://github.com/vllm-project/vllm/blob/main/csrc/attention/merge_attn_states.cu",
+    ),
+    "vllm-paged": Source(
+        "vLLM team",
+        "vllm, csrc/attention/attention_kernels.cuh: paged_attention_kernel (v1 and v2), one thread block per query "
+        "head (head_idx = blockIdx.x; kv_head_idx = head_idx / num_queries_per_kv)",
+        "GitHub, vllm-project, commit 5bc0e56",
+        "https://github.com/vllm-project/vllm/blob/5bc0e56c7a30800631543dd1a447e4e44fbd5bba/csrc/attention/"
+        "attention_kernels.cuh",
+    ),
+    "fa3": Source(
+        "Jay Shah, Ganesh Bikshandi, Ying Zhang, Vijay Thakkar, Pradeep Ramani, Tri Dao",
+        "FlashAttention-3: Fast and Accurate Attention with Asynchrony and Low-precision",
+        "NeurIPS 2024",
+        "https://arxiv.org/abs/2407.08608",
+    ),
     "llama3": Source(
         "Llama Team, AI @ Meta",
         "The Llama 3 Herd of Models",

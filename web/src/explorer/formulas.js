@@ -168,20 +168,25 @@ export function standard_backward(N, d, Br, Bc, N_kv = null, causal = false, ite
   };
 }
 
-/** formulas.flash_decoding: the split kernel (Qi once per split, float32 partials), then the combine. */
-export function flash_decoding(N, d, Br, Bc, n_splits, N_kv = null, causal = false, itemsize = 4, batch_heads = 1) {
+/** formulas.flash_decoding: the split kernel (Qi once per split, float32 partials: O, m, l, or with partials 'lse'
+ * normalized O and one log-sum-exp), then the combine. */
+export function flash_decoding(
+  N, d, Br, Bc, n_splits, N_kv = null, causal = false, itemsize = 4, batch_heads = 1, partials = 'unnormalized'
+) {
   const h = batch_heads;
   const s = itemsize;
   const kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s;
   const partialO = h * n_splits * N * d * STAT;
   const partialStat = h * n_splits * N * STAT;
+  const stats = partials === 'lse'
+    ? { lse_partial: rw(partialStat, partialStat) }
+    : { m_partial: rw(partialStat, partialStat), l_partial: rw(partialStat, partialStat) };
   return {
     Q: rw(h * n_splits * N * d * s),
     K: rw(kv),
     V: rw(kv),
     O_partial: rw(partialO, partialO),
-    m_partial: rw(partialStat, partialStat),
-    l_partial: rw(partialStat, partialStat),
+    ...stats,
     O: rw(0, h * N * d * s),
   };
 }

@@ -69,10 +69,18 @@ export function fa1(N, d, Br, Bc, N_kv = null, causal = false, batch_heads = 1) 
 }
 
 /** flops.flash_decoding */
-export function flash_decoding(N, d, Br, Bc, n_splits, N_kv = null, causal = false, batch_heads = 1) {
+export function flash_decoding(
+  N, d, Br, Bc, n_splits, N_kv = null, causal = false, batch_heads = 1, partials = 'unnormalized'
+) {
   const flops = tiles(d, visited(N, Br, Bc, N_kv, causal));
-  flops.other += 4 * n_splits * N + 2 * n_splits * N * d + N * d;
+  flops.other += 4 * n_splits * N + 2 * n_splits * N * d;
   flops.exp += n_splits * N;
+  if (partials === 'lse') {
+    flops.other += n_splits * N * (d + 1);
+    flops.exp += n_splits * N;
+  } else {
+    flops.other += N * d;
+  }
   return scale(flops, batch_heads);
 }
 
