@@ -141,6 +141,28 @@ def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
     pg.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_every_other_built_page_passes_axe_light_and_dark(browser, built_site, site_url, size, scheme):
+    """The pages the builder writes beside the textbook's (each kernel's whole .cu file, FILE.cu.html; the figure
+    library's reference, figlib.html) have no serious or critical axe violation either, in the system's light and
+    dark. (The textbook's pages are audited above, at each screen.)"""
+    others = sorted(p.name for p in built_site.glob("*.html") if p.stem not in PAGES)
+    assert len([n for n in others if n.endswith(".cu.html")]) >= 7, others  # every kernel the pages quote
+    context = browser.new_context(**SCREENS[size], color_scheme=scheme)
+    found = {}
+    for name in others:
+        pg = context.new_page()
+        pg.goto(f"{site_url}/{name}")
+        pg.add_script_tag(path=str(AXE))
+        if violations := pg.evaluate(AXE_RUN):
+            found[name] = violations
+        pg.close()
+    context.close()
+    assert found == {}, f"on a {size}, {scheme}"
+
+
 def test_the_theme_is_remembered_and_follows_the_system_until_chosen(browser, site_url):
     context = browser.new_context(color_scheme="dark")
     pg = context.new_page()
