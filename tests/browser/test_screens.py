@@ -361,7 +361,7 @@ def test_every_page_describes_itself_for_link_previews(built_site):
         meta = {
             k: html.unescape(v) for k, v in re.findall(r'<meta (?:name|property)="([^"]+)" content="([^"]*)">', head)
         }
-        assert len(meta.get("description", "")) >= 60, (path.name, meta)
+        assert len(meta.get("description", "")) >= 40, (path.name, meta)
         assert "<" not in meta["description"] and "[1]" not in meta["description"], (path.name, meta["description"])
         assert meta["og:description"] == meta["description"] and meta["og:title"], (path.name, meta)
     fa1 = (built_site / "flash-attention-1.html").read_text()
