@@ -3,6 +3,7 @@
 A page is YAML front matter between ``---`` lines, then Markdown (see ``markdown``). Front matter:
 
     title: Flash Attention 2          # the page's h1 and <title> (required)
+    description: One block ...        # for link previews (meta description, og:description); else the 1st paragraph
     nav: 3                            # nav: 0 overview, 1 online softmax, 2 FA1, 3 FA2, 4 FA2 backward, 5 decoding
     prerequisites: [How attention works, online-softmax]   # a string that is a page slug becomes a link
     scripts: [explorer]               # extra entry bundles to load: assets/NAME.js
@@ -21,6 +22,7 @@ from .diagnostics import BuildError
 
 FIELDS = {
     "title": str,
+    "description": str,
     "nav": int,
     "prerequisites": list,
     "scripts": list,

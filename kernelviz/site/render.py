@@ -27,7 +27,9 @@ from its preload, so the figure plays before the text has come (web/src/entries/
 Every link is relative, so a site works from any folder.
 """
 
+import html
 import json
+import re
 from pathlib import Path
 from string import Template
 from types import SimpleNamespace
@@ -72,6 +74,7 @@ def page_html(page, md, context, stylesheets):
         page.title,
         page.slug,
         stylesheets,
+        description=page.meta.get("description"),
         toc=toc.render(page, md),
         prerequisites=prerequisites_html(page, context),
         body=md.renderer.render(page.tokens, md.options, page.env),
@@ -107,14 +110,37 @@ def plain_page_html(slug, title, body, context, stylesheets):
     )
 
 
-def _document(title, slug, stylesheets, toc, prerequisites, body, **parts):
-    """The template filled with what every page has: the icon, its title and slug, the stylesheets its head links,
-    its text (`toc`, `prerequisites`, `body`: HTML) with the math's CSS linked when the text has a formula, and `parts`,
-    the template's other fields."""
+DESCRIPTION_CHARS = 200  # a link preview shows about this much
+_PARAGRAPH = re.compile(r"<p>(.*?)</p>", re.S)
+_DROPPED = re.compile(r"<sup\b[^>]*>.*?</sup>", re.S)  # a citation's number: [1]
+_TAG = re.compile(r"<[^>]+>")
+
+
+def page_description(body, given=None):
+    """The page's description for link previews (<meta name="description">, og:description): `given` (the front
+    matter's `description`), else the text of the body's first paragraph (HTML: its tags, and the citations' numbers,
+    dropped; a formula as its MathML's text, N×N), cut at a word to about DESCRIPTION_CHARS with an ellipsis."""
+    if given:
+        text = str(given)
+    else:
+        first = _PARAGRAPH.search(body)
+        text = html.unescape(_TAG.sub("", _DROPPED.sub("", first[1]))) if first else ""
+    text = " ".join(text.split())
+    if len(text) > DESCRIPTION_CHARS:
+        text = text[: DESCRIPTION_CHARS - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
+def _document(title, slug, stylesheets, toc, prerequisites, body, description=None, **parts):
+    """The template filled with what every page has: the icon, its title and slug, its description (`description`:
+    the front matter's; else from the body, see `page_description`), the stylesheets its head links, its text (`toc`,
+    `prerequisites`, `body`: HTML) with the math's CSS linked when the text has a formula, and `parts`, the template's
+    other fields."""
     text = (toc, prerequisites, body)
     return TEMPLATE.substitute(
         icon=ICON,
         title=escapeHtml(title),
+        description=escapeHtml(page_description(body, description)),
         slug=escapeHtml(slug),
         stylesheets="\n".join(f'<link rel="stylesheet" href="assets/{escapeHtml(s)}">' for s in stylesheets),
         math=MATH if any("<math" in part for part in text) else "",
@@ -155,6 +181,19 @@ def json_for_html(value):
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+# The theme button says what it does: in the light theme "☾ Dark" (named "Switch to the dark theme"), in the dark
+# theme "☀ Light"; site.css shows the one for the theme in force, from the first paint (the reader's choice, else
+# the system's), so that neither the words nor the width change once the page's script runs.
+THEME_BUTTON = (
+    '<button class="kv-theme" type="button">'
+    '<span class="kv-to-dark"><span aria-hidden="true">\u263e\ufe0e </span>'
+    '<span class="kv-unseen">Switch to the </span>Dark<span class="kv-unseen"> theme</span></span>'
+    '<span class="kv-to-light"><span aria-hidden="true">\u2600\ufe0e </span>'
+    '<span class="kv-unseen">Switch to the </span>Light<span class="kv-unseen"> theme</span></span>'
+    "</button>"
+)
+
+
 def nav_html(entries, page, home=True):
     items = []
     for e in entries:
@@ -169,7 +208,7 @@ def nav_html(entries, page, home=True):
     link = f'<a class="kv-home" href="index.html"{current}>kernelviz</a>'
     if not home:
         link = '<span class="kv-home">kernelviz</span>'
-    theme = '<button class="kv-theme" type="button" aria-pressed="false">Dark</button>'  # main.js wires it
+    theme = THEME_BUTTON  # main.js wires it
     return f'<nav class="kv-nav" aria-label="Pages">{link}<ol>{"".join(items)}</ol>{theme}</nav>'
 
 

@@ -93,3 +93,68 @@ def test_without_javascript_the_section_and_its_plot_are_there(browser, site_url
     assert page.locator("svg.kv-roof-plot g.kv-roof-point").count() == 9  # fa2, fa1, standard on three GPUs
     assert page.locator(".kv-roof-table tbody tr").count() == 3
     context.close()
+
+
+# The table's scroll region: [its width as laid out, the width it has], data-more, the line saying it scrolls, and
+# its role, tab stop and name.
+TABLE = """() => { const t = document.querySelector('section.kv-roofline .kv-roof-table');
+  const hint = document.querySelector('section.kv-roofline .kv-roof-more');
+  return { widths: [t.scrollWidth, t.clientWidth], more: t.dataset.more || '', hint: hint.checkVisibility(),
+           role: t.getAttribute('role'), tabindex: t.tabIndex, label: t.getAttribute('aria-label') }; }"""
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_table_fits_a_laptop_at_the_figure_s_and_a_realistic_size(browser, site_url, slug):
+    context = browser.new_context(viewport={"width": 1366, "height": 768}, reduced_motion="reduce")
+    page = context.new_page()
+    open_figure(page, f"{site_url}/{slug}.html")
+    page.wait_for_selector("section.kv-roofline[data-ready]")
+    sizes = page.evaluate(SIZE_FORM)["sizes"]
+    for preset in ("figure", "N32768-d128"):  # the realistic size with the longest numbers
+        if preset != "figure":
+            page.locator(f".kv-roof-presets input[value='{preset}']").check()
+            wait_drawn(page, sizes, preset)
+        table = page.evaluate(TABLE)
+        assert table["widths"][0] <= table["widths"][1], (slug, preset, table)
+        assert table["more"] == "" and not table["hint"], (slug, preset, table)
+    context.close()
+
+
+def test_on_a_phone_the_table_says_it_scrolls_and_a_keyboard_scrolls_it(browser, site_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_figure(page, f"{site_url}/flash-attention-2.html")
+    page.wait_for_selector("section.kv-roofline[data-ready]")
+    table = page.evaluate(TABLE)
+    assert table["widths"][0] > table["widths"][1], table  # wider than a phone: it scrolls
+    assert table["more"] == "right" and table["hint"], table  # a shadow on the right, and the line above it
+    assert (table["role"], table["tabindex"], table["label"]) == ("region", 0, "The roofline in numbers")
+    assert page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    region = page.locator("section.kv-roofline .kv-roof-table")
+    region.focus()
+    step = page.evaluate("window.kernelviz.step()")
+    for _ in range(20):  # the arrow keys scroll the focused region (not the figure's steps) to its end
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function(f"({TABLE})().more === 'left'")  # scrolled to the end: the shadow moves to the left
+    assert page.evaluate("window.kernelviz.step()") == step
+    assert page.evaluate(TABLE)["hint"]  # (it still scrolls, back)
+    context.close()
+
+
+def test_a_change_of_preset_or_sizes_is_said_in_a_live_region(reading, site_url):
+    page = reading
+    open_figure(page, f"{site_url}/flash-attention-2.html")
+    page.wait_for_selector("section.kv-roofline[data-ready]")
+    said = page.locator("section.kv-roofline .kv-roof-said")
+    assert said.get_attribute("role") == "status" and said.text_content() == ""  # nothing said on load
+    sizes = page.evaluate(SIZE_FORM)["sizes"]
+    page.locator(".kv-roof-presets input[value='N4096-d64']").check()
+    wait_drawn(page, sizes, "N4096-d64")
+    text = said.text_content()
+    first = page.evaluate("document.querySelector('.kv-roof-table thead th:nth-child(5)').textContent")  # A100's
+    cell = page.locator(".kv-roof-table tr[data-algorithm='fa2'] td[data-key='bound']").first.text_content()
+    assert text.startswith("Roofline at N = 4096, N_kv = 4096, d = 64,"), text
+    assert f"On {first}: fa2 bound by {cell.replace(', ', ', at least ')}" in text, (text, cell)
+    page.locator(".kv-roof-presets input[value='figure']").check()
+    sizes = change(page, sizes, "Bc", 2)
+    assert said.text_content().startswith("Roofline at N = 8, N_kv = 8, d = 4, Br = 4, Bc = 2,"), said.text_content()

@@ -127,9 +127,10 @@ def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
     if audit:
         pg.add_script_tag(path=str(AXE))
         assert pg.evaluate(AXE_RUN) == [], f"{name} on a {screen.screen}, light"
+    assert theme_button(pg) == ["Switch to the Dark theme", "Dark"]
     pg.locator(".kv-theme").click()
     assert pg.evaluate("document.documentElement.dataset.theme") == "dark"
-    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "true"
+    assert theme_button(pg) == ["Switch to the Light theme", "Light"]
     lightness = pg.evaluate(f"({LIGHTNESS})(getComputedStyle(document.body).backgroundColor)")
     assert lightness < 0.2, f"{name}: the page stays light in the dark theme"
     if figure:
@@ -141,16 +142,52 @@ def test_every_page_fits_every_screen_light_and_dark(screen, site_url, name):
     pg.close()
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", ["phone", "laptop"])
+def test_every_other_built_page_passes_axe_light_and_dark(browser, built_site, site_url, size, scheme):
+    """The pages the builder writes beside the textbook's (each kernel's whole .cu file, FILE.cu.html; the figure
+    library's reference, figlib.html) have no serious or critical axe violation either, in the system's light and
+    dark. (The textbook's pages are audited above, at each screen.)"""
+    others = sorted(p.name for p in built_site.glob("*.html") if p.stem not in PAGES)
+    assert len([n for n in others if n.endswith(".cu.html")]) >= 7, others  # every kernel the pages quote
+    context = browser.new_context(**SCREENS[size], color_scheme=scheme)
+    found = {}
+    for name in others:
+        pg = context.new_page()
+        pg.goto(f"{site_url}/{name}")
+        pg.add_script_tag(path=str(AXE))
+        if violations := pg.evaluate(AXE_RUN):
+            found[name] = violations
+        pg.close()
+    context.close()
+    assert found == {}, f"on a {size}, {scheme}"
+
+
+def theme_button(pg):
+    """[accessible name, the word shown] of the theme button: what it does, in the theme in force."""
+    snapshot = pg.locator(".kv-theme").aria_snapshot()  # - button "Switch to the Dark theme"
+    shown = pg.locator(".kv-theme").evaluate(
+        "(b) => [...b.children].filter((s) => s.checkVisibility()).map((s) =>"
+        " [...s.childNodes].filter((n) => n.nodeType === Node.TEXT_NODE).map((n) => n.textContent).join(''))"
+    )
+    assert len(shown) == 1, f"the button shows {shown}"
+    return [snapshot.split('"')[1], shown[0]]
+
+
 def test_the_theme_is_remembered_and_follows_the_system_until_chosen(browser, site_url):
     context = browser.new_context(color_scheme="dark")
     pg = context.new_page()
     pg.goto(f"{site_url}/flash-attention-2.html")
-    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "true"  # the system's dark, not chosen
+    assert theme_button(pg) == ["Switch to the Light theme", "Light"]  # the system's dark, not chosen
+    assert pg.get_by_role("button", name="Switch to the Light theme").is_visible()
     assert pg.evaluate("document.documentElement.dataset.theme") is None
     pg.locator(".kv-theme").click()  # the reader picks light
+    assert theme_button(pg) == ["Switch to the Dark theme", "Dark"]
     pg.goto(f"{site_url}/overview.html")
     assert pg.evaluate("document.documentElement.dataset.theme") == "light"
-    assert pg.locator(".kv-theme").get_attribute("aria-pressed") == "false"
+    assert theme_button(pg) == ["Switch to the Dark theme", "Dark"]
+    assert pg.get_by_role("button", name="Switch to the Dark theme").is_visible()
     white = pg.evaluate("getComputedStyle(document.body).backgroundColor")
     assert white == "rgb(255, 255, 255)"
     context.close()
@@ -311,3 +348,24 @@ def test_the_docked_step_list_shows_the_step_shown_alone(browser, site_url):
         pg.wait_for_function(f"window.kernelviz.step() === {then}")
         current = pg.locator("#kv-figure .kv-step-items button[aria-current=step]").text_content()
     context.close()
+
+
+def test_every_page_describes_itself_for_link_previews(built_site):
+    """<meta name="description"> and og:description (the first paragraph's text, as tests/site/test_site_description
+    holds on fixture pages) and og:title on every built page, the .cu.html pages included."""
+    import html
+    import re
+
+    for path in sorted(built_site.glob("*.html")):
+        head = path.read_text()[: path.read_text().index("</head>")]
+        meta = {
+            k: html.unescape(v) for k, v in re.findall(r'<meta (?:name|property)="([^"]+)" content="([^"]*)">', head)
+        }
+        assert len(meta.get("description", "")) >= 40, (path.name, meta)
+        assert "<" not in meta["description"] and "[1]" not in meta["description"], (path.name, meta["description"])
+        assert meta["og:description"] == meta["description"] and meta["og:title"], (path.name, meta)
+    fa1 = (built_site / "flash-attention-1.html").read_text()
+    assert 'content="Standard attention computes the whole N×N score matrix S=QK⊤, writes it to HBM' in fa1
+    assert (
+        'content="The whole of kernelviz/cuda/fa2.cu, as the pages quote it' in (built_site / "fa2.cu.html").read_text()
+    )

@@ -328,3 +328,35 @@ def test_the_editors_copy_is_reached_by_tab(page, site_url):
         button = page.get_by_role("button", name=f"Copy the code of editor {i}")
         assert reached_by_tab(page, button)
     assert re.search(r"Copy", page.locator(".kv-editor-copy").first.text_content())
+
+
+# Every URL the page puts in the address bar (history.replaceState), from its first script on.
+RECORD_URLS = """window.kvURLs = [];
+const replace = history.replaceState.bind(history);
+history.replaceState = (state, title, url) => {
+  window.kvURLs.push(String(url));
+  return replace(state, title, url);
+};"""
+
+
+def test_a_link_made_before_n_kv_draws_n_kv_equal_to_n_and_keeps_its_sizes(browser, site_url):
+    """A link that names N and not N_kv (made before the form had N_kv) opens the figure at N_kv = N, as it did then;
+    and the address bar keeps the sizes from load until the figure is drawn at them (here from the prerendered
+    scene of N = N_kv = 12, Br = Bc = 4)."""
+    context = browser.new_context()
+    context.add_init_script(RECORD_URLS)
+    page = without_python(context.new_page())
+    page.goto(f"{site_url}/flash-attention-2.html#N=12&Br=4&Bc=4&step=7")
+    page.wait_for_selector("form.kv-sizes[data-applied='N12-N_kv12-Br4-Bc4-causal0']", state="attached")
+    page.wait_for_function("window.kernelviz.step() === 7")
+    assert page.evaluate("window.kernelviz.sizes()") == {"N": 12, "N_kv": 12, "Br": 4, "Bc": 4, "causal": 0}
+    assert page.evaluate("location.hash") == "#N=12&N_kv=12&Br=4&Bc=4&causal=0&step=7"
+    urls = page.evaluate("window.kvURLs")
+    assert urls and all("N=12&N_kv=12&Br=4&Bc=4" in u for u in urls), urls  # never without the sizes
+    # Sizes that need Python (Br = 8 was not prerendered): it is asked for N_kv = N = 20, and, Python refused here,
+    # says it could not draw them.
+    page.goto(f"{site_url}/flash-attention-2.html#N=20&Br=8&Bc=8")
+    page.wait_for_function("document.querySelector('.kv-sizes-status').textContent.includes('could not be drawn')")
+    said = page.locator(".kv-sizes-status").text_content()
+    assert "N = 20, N_kv = 20, Br = 8, Bc = 8" in said, said
+    context.close()

@@ -135,6 +135,7 @@ function startFigure(figure, moments) {
     };
     const state = drawn ? readHash() : null; // (read first: showing a step writes the URL)
     if (drawn) {
+      sizes?.hold(state); // (the URL keeps the sizes it names while the figure is drawn at them)
       if (state?.step != null) figure.show(state.step); // at the page's sizes at once, never a blank figure
       follow(state);
       addEventListener('hashchange', () => follow());

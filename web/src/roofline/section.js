@@ -2,11 +2,12 @@
 // was measured, and the table of bytes, FLOPs, intensity, bound and least time on each GPU. `body(spec, state)`
 // is the whole of it at `state` = {sizes: the form's, preset: a preset's key or 'figure', width: px}: the site
 // builder writes it into the page (build-time/render-roofline.js) and the browser writes it again when the sizes
-// or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute.
+// or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute. Bytes and
+// times read as `kernelviz roofline` prints them (words.js: binary units; s, ms, µs, ns).
 import { el, escape } from './markup.js';
 import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
-import { amount, perByte, time } from './words.js';
+import { amount, bytes, perByte, time } from './words.js';
 
 export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser redraws it)
 
@@ -69,24 +70,45 @@ function table(spec, rowsAt) {
       'tr',
       { 'data-algorithm': row.algorithm },
       el('th', { scope: 'row' }, escape(row.algorithm)),
-      el('td', { 'data-key': 'bytes', 'data-value': row.bytes }, amount(row.bytes, 'B')),
+      el('td', { 'data-key': 'bytes', 'data-value': row.bytes }, bytes(row.bytes)),
       el('td', { 'data-key': 'flops', 'data-value': total }, amount(total, '')),
       el('td', { 'data-key': 'intensity', 'data-value': first.intensity }, perByte(first.intensity)),
       spec.gpus.map((g) => {
         const b = row.bounds[g.key];
         const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
-        return el('td', attrs, `${b.bound}, ${time(b.lower_bound_s)}`);
+        return el('td', attrs, `${b.bound}, `, el('span', { class: 'kv-roof-time' }, time(b.lower_bound_s)));
       }),
     );
   });
+  const slowest = Math.max(...rowsAt.flatMap((row) => Object.values(row.bounds).map((b) => b.lower_bound_s)));
+  const toy =
+    slowest < 1e-6
+      ? ` At these toy sizes every time is under a microsecond (${time(slowest)} at most), less than it takes to ` +
+        'launch a kernel: the bound is what to read, not the time; a realistic size above gives times a GPU would take.'
+      : '';
   const caption = el(
     'p',
     { class: 'kv-roof-caption' },
-    'HBM bytes moved, FLOPs done, FLOPs per byte, and on each GPU the unit that bounds the kernel and the least time ' +
-      'it could take.',
+    'HBM bytes moved (in binary units, as kernelviz roofline prints them), FLOPs done, FLOPs per byte, and on each ' +
+      'GPU the unit that bounds the kernel and the least time it could take.' +
+      toy,
   );
+  const more = el('p', { class: 'kv-roof-more', 'aria-hidden': 'true', hidden: true }, 'Scroll the table sideways for more →');
   const scroller = { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' };
-  return caption + el('div', scroller, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+  return caption + more + el('div', scroller, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+}
+
+/** What the section shows at `state`, in a sentence for a screen reader (said when the preset or the sizes change):
+ * the sizes, then each algorithm's bound and least time on the first GPU. */
+export function summary(spec, state) {
+  const preset = spec.presets.find((p) => p.key === state.preset) || null;
+  const p = params(spec, state.sizes, preset);
+  const gpu = spec.gpus[0];
+  const each = rows(spec, p).map((row) => {
+    const b = row.bounds[gpu.key];
+    return `${row.algorithm} bound by ${b.bound}, at least ${time(b.lower_bound_s)}`;
+  });
+  return `Roofline at ${words(p, spec.algorithms)}. On ${gpu.name}: ${each.join('; ')}.`;
 }
 
 /** The preset chooser: the figure's sizes (the form's) or a realistic size. */
@@ -103,7 +125,8 @@ function presets(spec, chosen) {
 export function section(spec, state) {
   const json = JSON.stringify(spec).replace(/</g, '\\u003c');
   const script = el('script', { type: 'application/json', class: 'kv-roof-spec' }, json);
-  return script + presets(spec, state.preset || 'figure') + body(spec, state);
+  const said = el('p', { class: 'kv-roof-said kv-unseen', role: 'status' }); // (entries/roofline.js fills it)
+  return script + presets(spec, state.preset || 'figure') + said + body(spec, state);
 }
 
 /** The section's body at `state` (see the top of this file). */

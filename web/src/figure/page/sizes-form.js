@@ -62,6 +62,14 @@ export class SizesForm {
     return out;
   }
 
+  /** `sizes` as a link gives them (a subset of the form's), each tied size it leaves out set equal to the size it
+   * follows when the link names that one: #N=12 is N = N_kv = 12, as it was before N_kv was in the form. */
+  linked(sizes) {
+    const out = { ...sizes };
+    for (const [name, to] of Object.entries(this.tied)) if (!(name in out) && to in out) out[name] = out[to];
+    return out;
+  }
+
   /** Whether `sizes` differ from the page's own. */
   changed(sizes) {
     return this.inputs.some((input) => sizes[input.name] !== this.defaults[input.name]);

@@ -24,7 +24,8 @@ export class Sizes {
     this.seq = 0;
     this.fromEdits = false; // the figure shows a run of code the reader edited: other sizes need Python
     this.chosen = false; // the reader picked the sizes shown (they go in the URL and in every run of the editors)
-    figure.urlSizes = () => (this.chosen ? this.form.applied : null);
+    this.linking = null; // the sizes of the URL, while the figure is being drawn at them (the URL keeps them)
+    figure.urlSizes = () => this.linking || (this.chosen ? this.form.applied : null);
   }
 
   /** The sizes the figure shows. */
@@ -44,24 +45,38 @@ export class Sizes {
     this.form.say('');
   }
 
+  /** The sizes the URL's `state` asks for, when they differ from those shown; else null. */
+  linkedSizes(state) {
+    if (!state) return null;
+    const sizes = this.form.complete({ ...this.shown(), ...this.form.linked(state.sizes) });
+    return sizes && this.form.key(sizes) !== this.form.key(this.shown()) ? sizes : null;
+  }
+
+  /** On load, before the step of the URL's `state` is shown at the page's sizes: the URL keeps its sizes. */
+  hold(state) {
+    this.linking = this.linkedSizes(state);
+  }
+
   /** The URL's sizes and step (`state`, as readHash gives it; null: none): draw them (on load, when the hash
    * changes). */
   follow(state = readHash()) {
     if (!state) return;
-    const sizes = this.form.complete({ ...this.shown(), ...state.sizes });
-    const differ = sizes && this.form.key(sizes) !== this.form.key(this.shown());
-    if (differ) this.request(sizes, state.step);
+    const sizes = this.linkedSizes(state);
+    if (sizes) this.request(sizes, state.step, true);
     else if (state.step !== null && state.step !== this.figure.currentStep()) this.figure.goTo(state.step);
   }
 
-  /** Draw the figure at `sizes` (all of the form's), then show `step` (null: the step kept by its key). */
-  async request(sizes, step = null) {
+  /** Draw the figure at `sizes` (all of the form's), then show `step` (null: the step kept by its key). `linked`:
+   * they are the URL's, which keeps them while the figure is drawn (a step shown meanwhile writes them too). */
+  async request(sizes, step = null, linked = false) {
     const seq = ++this.seq;
     const current = () => seq === this.seq;
+    this.linking = linked ? sizes : null;
     const url = this.fromEdits ? null : this.form.sceneURL(sizes);
     try {
       const drawn = url ? await this.fetchScene(url, sizes, current) : await this.runPython(sizes, current);
       if (!drawn || !current()) return;
+      this.linking = null;
       this.form.show(sizes);
       this.chosen = this.form.changed(sizes);
       this.form.say('');
@@ -69,6 +84,7 @@ export class Sizes {
       this.figure.announce();
     } catch (e) {
       if (!current()) return;
+      this.linking = null;
       this.form.revert();
       this.form.say(`The figure stays at ${describe(this.shown())}: ${describe(sizes)} could not be drawn (${e.message}).`);
     }
