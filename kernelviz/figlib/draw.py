@@ -55,7 +55,7 @@ def slot_items(fig, slot, k, phase):
     if slot.frame:
         out["frame"] = shape(slot, look(stroke="@edge"))
     if slot.caption:
-        out["caption"] = item(slot.x, slot.bottom - 0.25, label=slot.caption, font=layout.SMALL)
+        out["caption"] = item(slot.x, slot.bottom - 0.25 - slot.caption_drop, label=slot.caption, font=layout.SMALL)
     event = step.events.get(slot)
     if event is None or phase == "end":
         out["after"] = shape(slot, step.holds.get(slot, slot.holds))

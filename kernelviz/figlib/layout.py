@@ -8,7 +8,11 @@ are, the word Registers and a row for each owner, a warp, named at its left); th
 
 Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
 ``FONT`` px, fits, and no label is smaller than 11 px. Tensors stand far enough apart that their names, under them,
-do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)).
+do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)). On a phone the figure is
+drawn at about half that unit while no label goes under 11 px, so a label is then about twice as wide, in canvas
+units, as at the pages' unit: where two neighbours' names (or the captions of two slots of shared memory) would meet
+at ``PHONE`` times their width, every other one of them drops a line (``stagger``), so that none meets at any zoom
+down to 1 / ``PHONE``.
 """
 
 import math
@@ -23,11 +27,26 @@ REG_HEIGHT, REG_GAP = 0.5, 0.2  # an owner's register slots, and the gap to the 
 FONT, SMALL = 13, 11
 UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
+PHONE = 2.6  # how much wider a label is in canvas units at a phone's zoom (0.4) than at UNIT: 11 px / 0.4 vs 11 px
+DROP = 0.75  # canvas units: a staggered label's line under its neighbours' (a line of 11 px at that zoom)
 
 
 def name_width(name, font=FONT):
     """The width in canvas units of `name` written at `font` px, at ``UNIT`` px to the unit (an upper estimate)."""
     return len(name) * NAME_EM * font / UNIT
+
+
+def stagger(centres, names, font=FONT):
+    """The line (0 or 1) of each of `names` centred at `centres` left to right: 0, unless the name would meet the
+    last name on line 0 when both are ``PHONE`` times as wide as at ``UNIT`` (then 1, and the next goes back to 0)."""
+    lines, last = [], None
+    for x, name in zip(centres, names, strict=True):
+        half = PHONE * name_width(name, font) / 2
+        meets = last is not None and last[1] and x - half < last[0] + last[1] + 0.05 and lines[-1] == 0
+        lines.append(1 if meets else 0)
+        if lines[-1] == 0:
+            last = (x, half)
+    return lines
 
 
 def width(cols, unit=0.4, least=0.3, most=1.6):
@@ -54,8 +73,9 @@ def place_hbm(tensors, top):
                 slot.font = FONT if w > 0.5 and slot.h >= MIN_TILE - GAP else SMALL
                 y -= slot.h + GAP
             bottom = min(bottom, y)
-    labels = [(t.name, x, bottom - 0.3) for t, x in zip(tensors, centres, strict=True)]
-    return labels, bottom - 0.3
+    lines = stagger(centres, [t.name for t in tensors])
+    labels = [(t.name, x, bottom - 0.3 - DROP * line) for t, x, line in zip(tensors, centres, lines, strict=True)]
+    return labels, bottom - 0.3 - (DROP + 0.25) * max(lines, default=0)  # (and room for the dropped line)
 
 
 def grid(count, top):
@@ -82,19 +102,23 @@ def place_sram(groups, top):
         for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
             _cells(s)
+        lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL)
+        for s, line in zip(framed, lines, strict=True):
+            s.caption_drop = DROP * line
+        dropped = DROP * max(lines, default=0)
         anonymous = [s for s in slots if s.memory == "reg" and s.owner is None]
         rows = sorted({s.row for s in anonymous})
-        reg_y = top - SLOT_HEIGHT - 0.9
+        reg_y = top - SLOT_HEIGHT - 0.9 - dropped
         for r in rows:
             regs = [s for s in anonymous if s.row == r]
             widths = [s.width or 0.7 for s in regs]
             for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
                 s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
             reg_y -= 0.8
-        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4
+        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4 - dropped
         owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
         if owned:
-            group_bottom, texts = place_owners(owned, group_bottom - 0.1)
+            group_bottom, texts = place_owners(owned, group_bottom - 0.45)  # the word Registers clear of captions
             labels += texts
         bottom = min(bottom, group_bottom)
     return bottom, labels
@@ -114,9 +138,9 @@ def place_owners(slots, top):
             s.caption = s.column if n == len(owners) - 1 else ""
             _cells(s)
         left = min(s.left for s in row)
-        labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL, owner))
+        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.1, y, SMALL, owner))
         y -= REG_HEIGHT + REG_GAP
-    return y + REG_GAP + REG_HEIGHT / 2 - 0.45, labels
+    return y + REG_GAP + REG_HEIGHT / 2 - 1.0, labels  # the columns' heads, and room under them at a phone's zoom
 
 
 def _cells(slot):
