@@ -1,7 +1,7 @@
 // The figure's keys. Anywhere on the page but in a text field or an editor: ← previous step, → next. On the player
 // only (focus in the figure, e.g. after the skip link): Home the first step, End the last, Space play / pause; on
 // the rest of the page those keys scroll, as they do on any page. Space on a button or link of the figure keeps its
-// usual meaning, except on the step list's own buttons.
+// usual meaning, except on the step list's own buttons (the fold button, ui/fold.js, at the end of its row, keeps it).
 
 function typing(target) {
   return target.closest?.('input, textarea, select, [contenteditable=""], [contenteditable="true"], .cm-editor, .kv-editor');
@@ -23,7 +23,7 @@ export function bindKeys(getPlayer, stepList) {
     const onPlayer = e.target.closest?.('.kv-figure');
     if (!onPlayer && !e.key.startsWith('Arrow')) return;
     const control = e.target.closest?.('button, a, summary');
-    const ours = stepList() && stepList().root.contains(e.target);
+    const ours = stepList() && stepList().root.contains(e.target) && !e.target.closest('.kv-fold'); // (it folds)
     if (e.key === ' ' && control && !ours) return;
     e.preventDefault();
     action();
