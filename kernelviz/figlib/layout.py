@@ -144,7 +144,7 @@ def place_owners(slots, top):
 
 
 def _cells(slot):
-    rows, cols = slot.rows, slot.cols
+    rows, cols = slot.rows, getattr(slot, "cell_cols", slot.cols)
     cw, ch = slot.w / cols, slot.h / rows
     for n, cell in enumerate(slot.cells):
         r, c = divmod(n, cols)
