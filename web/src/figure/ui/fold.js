@@ -22,7 +22,7 @@ export class Fold {
   constructor(host, canvas, beforeFold = () => {}) {
     Object.assign(this, { host, beforeFold });
     canvas.id ||= 'kv-canvas';
-    this.live = h('span', { class: 'kv-live', role: 'status', 'aria-live': 'polite' });
+    this.live = h('span', { class: 'kv-fold-live', role: 'status', 'aria-live': 'polite' }); // (hidden as .kv-live)
     this.button = h('button', { type: 'button', class: 'kv-fold', 'aria-controls': canvas.id }, '');
     this.button.addEventListener('click', () => {
       this.set(!this.folded, true);
