@@ -9,10 +9,11 @@ are, the word Registers and a row for each owner, a warp, named at its left); th
 Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
 ``FONT`` px, fits, and no label is smaller than 11 px. Tensors stand far enough apart that their names, under them,
 do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)). On a phone the figure is
-drawn at about half that unit while no label goes under 11 px, so a label is then about twice as wide, in canvas
-units, as at the pages' unit: where two neighbours' names (or the captions of two slots of shared memory) would meet
-at ``PHONE`` times their width, every other one of them drops a line (``stagger``), so that none meets at any zoom
-down to 1 / ``PHONE``.
+drawn smaller (the dense ones at about 0.4 of that unit) while no label goes under 11 px, so a label is then wider, in
+canvas units, than at the pages' unit: ``growth`` estimates by how much, from the figure's extent in a phone's canvas
+(``PHONE_CANVAS``), and where two neighbours' names (or the captions of two slots of shared memory) would meet at that
+growth, every other one of them drops a line (``stagger``). A figure small enough to keep its labels' size on a phone
+is laid out as it always was.
 """
 
 import math
@@ -27,7 +28,9 @@ REG_HEIGHT, REG_GAP = 0.5, 0.2  # an owner's register slots, and the gap to the 
 FONT, SMALL = 13, 11
 UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
-PHONE = 2.6  # how much wider a label is in canvas units at a phone's zoom (0.4) than at UNIT: 11 px / 0.4 vs 11 px
+GLYPH_EM = 0.5  # that advance as drawn (DejaVu Sans, Chromium's sans-serif here, averages 0.5 to 0.55 em on names)
+PHONE = 2.6  # how much wider a label can be in canvas units on a phone than at UNIT (11 px at a zoom of 0.4)
+PHONE_CANVAS = (364, 250)  # px: the docked figure's canvas on a 390 x 844 phone (page/layout.css, its size form folded)
 DROP = 0.75  # canvas units: a staggered label's line under its neighbours' (a line of 11 px at that zoom)
 
 
@@ -36,12 +39,12 @@ def name_width(name, font=FONT):
     return len(name) * NAME_EM * font / UNIT
 
 
-def stagger(centres, names, font=FONT):
+def stagger(centres, names, font=FONT, grow=PHONE):
     """The line (0 or 1) of each of `names` centred at `centres` left to right: 0, unless the name would meet the
-    last name on line 0 when both are ``PHONE`` times as wide as at ``UNIT`` (then 1, and the next goes back to 0)."""
+    last name on line 0 when both are `grow` times as wide as at ``UNIT`` (then 1, and the next goes back to 0)."""
     lines, last = [], None
     for x, name in zip(centres, names, strict=True):
-        half = PHONE * name_width(name, font) / 2
+        half = grow * name_width(name, font) * GLYPH_EM / NAME_EM / 2  # as wide as drawn, not the upper estimate
         meets = last is not None and last[1] and x - half < last[0] + last[1] + 0.05 and lines[-1] == 0
         lines.append(1 if meets else 0)
         if lines[-1] == 0:
@@ -49,12 +52,23 @@ def stagger(centres, names, font=FONT):
     return lines
 
 
+def growth(w, h):
+    """How many times as wide (in canvas units) an 11 px label is on a phone as at ``UNIT``, for a drawing `w` by `h`
+    units, and a caption of two lines under it, fitted to ``PHONE_CANVAS`` (the caption's lines grow as the zoom
+    falls: found by a few rounds): 1 when the drawing is drawn at least at ``UNIT``, at most ``PHONE``."""
+    zoom = 1.0
+    for _ in range(4):
+        caption = 2 * 1.2 * SMALL / (zoom * UNIT)
+        zoom = min(1.0, PHONE_CANVAS[0] / (w * UNIT), PHONE_CANVAS[1] / ((h + caption) * UNIT))
+    return min(PHONE, 1 / zoom)
+
+
 def width(cols, unit=0.4, least=0.3, most=1.6):
     """The width of a slot or tensor of `cols` columns."""
     return max(least, min(most, unit * cols))
 
 
-def place_hbm(tensors, top):
+def place_hbm(tensors, top, grow=PHONE):
     """Give every tile of `tensors` its box; return the names' labels [(text, x, y)] and the bottom of HBM. A row
     of a matrix is as tall in every tensor (the tallest column is ``HBM_HEIGHT``), a tile at least ``MIN_TILE``."""
     columns = [math.ceil(len(t) / PER_COLUMN) for t in tensors]
@@ -73,7 +87,7 @@ def place_hbm(tensors, top):
                 slot.font = FONT if w > 0.5 and slot.h >= MIN_TILE - GAP else SMALL
                 y -= slot.h + GAP
             bottom = min(bottom, y)
-    lines = stagger(centres, [t.name for t in tensors])
+    lines = stagger(centres, [t.name for t in tensors], grow=grow)
     labels = [(t.name, x, bottom - 0.3 - DROP * line) for t, x, line in zip(tensors, centres, lines, strict=True)]
     return labels, bottom - 0.3 - (DROP + 0.25) * max(lines, default=0)  # (and room for the dropped line)
 
@@ -90,7 +104,7 @@ def grid(count, top):
     return out, top - rows * (SQUARE + SQUARE_GAP)
 
 
-def place_sram(groups, top):
+def place_sram(groups, top, grow=PHONE):
     """Give every SRAM slot of each group its box (each group the same row: one kernel's block at a time), its
     cells theirs, and its registers a row under it; return the bottom of it all, and the labels [(text, x, y, size,
     owner)] of the owners' register rows (``place_owners``)."""
@@ -102,7 +116,7 @@ def place_sram(groups, top):
         for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
             _cells(s)
-        lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL)
+        lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL, grow)
         for s, line in zip(framed, lines, strict=True):
             s.caption_drop = DROP * line
         dropped = DROP * max(lines, default=0)

@@ -121,9 +121,9 @@ def test_names_that_would_meet_on_a_phone_drop_a_line_and_those_apart_stay():
     labels, bottom = layout.place_hbm(fig.tensors, top=3.0)
     ys = [y for _, _, y in labels]
     xs = [x for _, x, _ in labels]
-    # by hand: at 13 px, 0.6 em a character, 44 px a unit, x2.6, 'seq_lens' is 8 * 0.6 * 13 / 44 * 2.6 = 3.7 wide:
-    # half of it (1.84) and half of 'table 0' (1.61) exceed the centres' distance, so 'table 0' drops
-    assert xs[1] - xs[0] < (3.69 + 3.23) / 2
+    # by hand: at 13 px, 0.5 em a character as drawn, 44 px a unit, x2.6 (layout.PHONE), 'seq_lens' is
+    # 8 * 0.5 * 13 / 44 * 2.6 = 3.07 wide and 'table 0' 2.69: half of each (1.54 + 1.34) exceed the centres' distance
+    assert xs[1] - xs[0] < (3.07 + 2.69) / 2
     assert ys[0] == ys[2] and ys[1] == ys[0] - layout.DROP
     assert bottom < ys[1]  # what comes under HBM starts under the dropped line
 
