@@ -55,7 +55,7 @@ def slot_items(fig, slot, k, phase):
     if slot.frame:
         out["frame"] = shape(slot, look(stroke="@edge"))
     if slot.caption:
-        out["caption"] = item(slot.x, slot.bottom - 0.25, label=slot.caption, font=layout.SMALL)
+        out["caption"] = item(slot.x, slot.bottom - 0.25 - slot.caption_drop, label=slot.caption, font=layout.SMALL)
     event = step.events.get(slot)
     if event is None or phase == "end":
         out["after"] = shape(slot, step.holds.get(slot, slot.holds))
@@ -161,12 +161,26 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 def place(fig):
     """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
-    the rows' ticks, the owners' names [(text, x, y, size, owner)])."""
-    labels, bottom = layout.place_hbm(fig.tensors, top=3.5)
+    the rows' ticks, the owners' names [(text, x, y, size, owner)]). First as at the pages' unit, then again with the
+    names that would meet on a phone staggered (``layout.growth`` of the extent laid out last, which the staggered
+    lines make taller: until the growth settles, three rounds at most)."""
+    grow, laid = 1.0, _place(fig, 1.0)
+    for _ in range(3):
+        texts, frame = laid
+        xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
+        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - frame[1][1]))  # (from the word HBM to the caption)
+        if more == grow:
+            break
+        grow, laid = more, _place(fig, more)
+    return laid
+
+
+def _place(fig, grow):
+    labels, bottom = layout.place_hbm(fig.tensors, top=3.5, grow=grow)
     texts = [("HBM", 0, 3.9, 15)] + [(t, x, y, layout.FONT) for t, x, y in labels]
     grid, below = layout.grid(fig.count, bottom - 0.35)
     texts.append(("SRAM", 0, below - 0.25, 15))
-    end, owned = layout.place_sram(fig.groups, below - 0.6)
+    end, owned = layout.place_sram(fig.groups, below - 0.6, grow=grow)
     texts += [(t, x, y, size) for t, x, y, size, owner in owned if owner is None]
     owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])

@@ -8,7 +8,12 @@ are, the word Registers and a row for each owner, a warp, named at its left); th
 
 Sizes are canvas units; at the pages' unit (44 px) a tile is at least ``MIN_TILE`` units tall, so that its label,
 ``FONT`` px, fits, and no label is smaller than 11 px. Tensors stand far enough apart that their names, under them,
-do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)).
+do not meet at that unit, however narrow the tensors (a vector per split: m(s), l(s)). On a phone the figure is
+drawn smaller (the dense ones at about 0.4 of that unit) while no label goes under 11 px, so a label is then wider, in
+canvas units, than at the pages' unit: ``growth`` estimates by how much, from the figure's extent in a phone's canvas
+(``PHONE_CANVAS``), and where two neighbours' names (or the captions of two slots of shared memory) would meet at that
+growth, every other one of them drops a line (``stagger``). A figure small enough to keep its labels' size on a phone
+is laid out as it always was.
 """
 
 import math
@@ -23,6 +28,10 @@ REG_HEIGHT, REG_GAP = 0.5, 0.2  # an owner's register slots, and the gap to the 
 FONT, SMALL = 13, 11
 UNIT = 44  # px to a canvas unit on the pages: what draw() draws at unless told otherwise
 NAME_EM = 0.6  # the advance of an average character of a sans-serif font, in em: wide enough for names
+GLYPH_EM = 0.5  # that advance as drawn (DejaVu Sans, Chromium's sans-serif here, averages 0.5 to 0.55 em on names)
+PHONE = 2.6  # how much wider a label can be in canvas units on a phone than at UNIT (11 px at a zoom of 0.4)
+PHONE_CANVAS = (364, 250)  # px: the docked figure's canvas on a 390 x 844 phone (page/layout.css, its size form folded)
+DROP = 0.75  # canvas units: a staggered label's line under its neighbours' (a line of 11 px at that zoom)
 
 
 def name_width(name, font=FONT):
@@ -30,12 +39,36 @@ def name_width(name, font=FONT):
     return len(name) * NAME_EM * font / UNIT
 
 
+def stagger(centres, names, font=FONT, grow=PHONE):
+    """The line (0 or 1) of each of `names` centred at `centres` left to right: 0, unless the name would meet the
+    last name on line 0 when both are `grow` times as wide as at ``UNIT`` (then 1, and the next goes back to 0)."""
+    lines, last = [], None
+    for x, name in zip(centres, names, strict=True):
+        half = grow * name_width(name, font) * GLYPH_EM / NAME_EM / 2  # as wide as drawn, not the upper estimate
+        meets = last is not None and last[1] and x - half < last[0] + last[1] + 0.05 and lines[-1] == 0
+        lines.append(1 if meets else 0)
+        if lines[-1] == 0:
+            last = (x, half)
+    return lines
+
+
+def growth(w, h):
+    """How many times as wide (in canvas units) an 11 px label is on a phone as at ``UNIT``, for a drawing `w` by `h`
+    units, and a caption of two lines under it, fitted to ``PHONE_CANVAS`` (the caption's lines grow as the zoom
+    falls: found by a few rounds): 1 when the drawing is drawn at least at ``UNIT``, at most ``PHONE``."""
+    zoom = 1.0
+    for _ in range(4):
+        caption = 2 * 1.2 * SMALL / (zoom * UNIT)
+        zoom = min(1.0, PHONE_CANVAS[0] / (w * UNIT), PHONE_CANVAS[1] / ((h + caption) * UNIT))
+    return min(PHONE, 1 / zoom)
+
+
 def width(cols, unit=0.4, least=0.3, most=1.6):
     """The width of a slot or tensor of `cols` columns."""
     return max(least, min(most, unit * cols))
 
 
-def place_hbm(tensors, top):
+def place_hbm(tensors, top, grow=PHONE):
     """Give every tile of `tensors` its box; return the names' labels [(text, x, y)] and the bottom of HBM. A row
     of a matrix is as tall in every tensor (the tallest column is ``HBM_HEIGHT``), a tile at least ``MIN_TILE``."""
     columns = [math.ceil(len(t) / PER_COLUMN) for t in tensors]
@@ -54,8 +87,9 @@ def place_hbm(tensors, top):
                 slot.font = FONT if w > 0.5 and slot.h >= MIN_TILE - GAP else SMALL
                 y -= slot.h + GAP
             bottom = min(bottom, y)
-    labels = [(t.name, x, bottom - 0.3) for t, x in zip(tensors, centres, strict=True)]
-    return labels, bottom - 0.3
+    lines = stagger(centres, [t.name for t in tensors], grow=grow)
+    labels = [(t.name, x, bottom - 0.3 - DROP * line) for t, x, line in zip(tensors, centres, lines, strict=True)]
+    return labels, bottom - 0.3 - (DROP + 0.25) * max(lines, default=0)  # (and room for the dropped line)
 
 
 def grid(count, top):
@@ -70,7 +104,7 @@ def grid(count, top):
     return out, top - rows * (SQUARE + SQUARE_GAP)
 
 
-def place_sram(groups, top):
+def place_sram(groups, top, grow=PHONE):
     """Give every SRAM slot of each group its box (each group the same row: one kernel's block at a time), its
     cells theirs, and its registers a row under it; return the bottom of it all, and the labels [(text, x, y, size,
     owner)] of the owners' register rows (``place_owners``)."""
@@ -82,19 +116,23 @@ def place_sram(groups, top):
         for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
             _cells(s)
+        lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL, grow)
+        for s, line in zip(framed, lines, strict=True):
+            s.caption_drop = DROP * line
+        dropped = DROP * max(lines, default=0)
         anonymous = [s for s in slots if s.memory == "reg" and s.owner is None]
         rows = sorted({s.row for s in anonymous})
-        reg_y = top - SLOT_HEIGHT - 0.9
+        reg_y = top - SLOT_HEIGHT - 0.9 - dropped
         for r in rows:
             regs = [s for s in anonymous if s.row == r]
             widths = [s.width or 0.7 for s in regs]
             for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
                 s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
             reg_y -= 0.8
-        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4
+        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4 - dropped
         owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
         if owned:
-            group_bottom, texts = place_owners(owned, group_bottom - 0.1)
+            group_bottom, texts = place_owners(owned, group_bottom - 0.45)  # the word Registers clear of captions
             labels += texts
         bottom = min(bottom, group_bottom)
     return bottom, labels
@@ -114,13 +152,13 @@ def place_owners(slots, top):
             s.caption = s.column if n == len(owners) - 1 else ""
             _cells(s)
         left = min(s.left for s in row)
-        labels.append((owner, left - name_width(owner, SMALL) / 2 - 0.2, y, SMALL, owner))
+        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.1, y, SMALL, owner))
         y -= REG_HEIGHT + REG_GAP
-    return y + REG_GAP + REG_HEIGHT / 2 - 0.45, labels
+    return y + REG_GAP + REG_HEIGHT / 2 - 1.0, labels  # the columns' heads, and room under them at a phone's zoom
 
 
 def _cells(slot):
-    rows, cols = slot.rows, slot.cols
+    rows, cols = slot.rows, getattr(slot, "cell_cols", slot.cols)
     cw, ch = slot.w / cols, slot.h / rows
     for n, cell in enumerate(slot.cells):
         r, c = divmod(n, cols)

@@ -32,6 +32,7 @@ class Slot:
         self.frame = memory == "sram"
         self.caption = (name if self.frame else "") if caption is None else caption
         self.cells = []
+        self.caption_drop = 0  # canvas units: how far under its place its caption is drawn (layout.stagger)
 
     def __repr__(self):
         return f"Slot({self.name!r})"

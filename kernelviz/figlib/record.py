@@ -77,18 +77,24 @@ class Figure:
              width=None, itemsize=None):  # fmt: skip
         """A slot of `rows` by `cols` in the shared memory of a block (`memory='reg'`: in its registers, drawn
         under it, in register row `row`). `group`: which kernel's blocks have it (a figure of two kernels has
-        two). `cells`: it is drawn as rows x cols cells that fill one by one (Sij). `width`: its width in canvas
-        units, by default from `cols`. `itemsize`: its elements' bytes, when the figure counts SRAM's traffic
+        two). `cells`: it is drawn as rows x cols cells that fill one by one (Sij); ``cells="rows"``: a cell a row
+        (Og: a row a head), which the kernel paints with the slot (``fig.update(Og, Og.cells)``). `width`: its width
+        in canvas units, by default from `cols`. `itemsize`: its elements' bytes, when the figure counts SRAM's traffic
         (see the module docstring)."""
         slot = Slot(name, 0, 0, 0, 0, memory, None, kind, caption=caption, bytes=rows * cols * (itemsize or 0))
         slot.rows, slot.cols, slot.group, slot.row, slot.width = rows, cols, group, row, width
         slot.itemsize, slot.owner = itemsize, None
         self.slots.append(slot)
         self.groups.setdefault(group, []).append(slot)
+        if cells not in (False, True, "rows"):
+            raise ValueError(f"sram: {name}: cells must be True, False or 'rows', got {cells!r}")
+        slot.cell_cols = 1 if cells == "rows" else cols
         if cells:
-            slot.cells = [Slot(f"{name} {r},{c}", 0, 0, 0, 0, "reg") for r in range(rows) for c in range(cols)]
+            slot.cells = [
+                Slot(f"{name} {r},{c}", 0, 0, 0, 0, "reg") for r in range(rows) for c in range(slot.cell_cols)
+            ]
             for cell in slot.cells:
-                cell.group, cell.parent = group, slot
+                cell.group, cell.parent, cell.kind = group, slot, kind  # (the slot's colours: reset, update)
             self.slots.extend(slot.cells)
         return slot
 

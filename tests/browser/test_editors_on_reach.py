@@ -5,7 +5,6 @@ where it was, at the size it was (bounding boxes equal to the pixel), and the fo
 indents (an edit, kept) and the way out (Escape, then Tab) is shown; an indent alone does not start Python's 13.6 MB
 download (issue 32, item 7); a change to the code does."""
 
-import json
 
 import pytest
 from playwright.sync_api import expect
@@ -79,29 +78,26 @@ KEYS_SHOWN = """() => { const keys = document.activeElement.closest('.kv-editor'
 }"""
 
 
-def test_tab_indents_shows_the_way_out_and_starts_no_python_until_the_code_changes(page, site_url):
+def test_tab_passes_through_untyped_code_shows_the_way_out_and_starts_no_python_until_the_code_changes(page, site_url):
+    """A keyboard reader passing through: Tab leaves code they have not typed in (CodeMirror's tab-focus mode), edits
+    nothing and starts no Python (issue 38, item 3); the hint says so at the foot of the code."""
     page.context.route("**/pyodide/**", lambda route: route.abort())  # a start is seen by its requests, not awaited
     page.set_viewport_size({"width": 1366, "height": 768})
     page.goto(f"{site_url}/{FA2}")
     page.wait_for_function("performance.getEntriesByName('kv:text-bound').length > 0")
     page.locator(".kv-editor pre").nth(1).focus()  # as a keyboard reaches it (no pointer: that wants Python)
     page.wait_for_function("window.kernelvizEditors && document.activeElement.classList.contains('cm-content')")
-    assert page.evaluate(KEYS_SHOWN)["inView"]  # shown from the moment the code has the focus
+    shown = page.evaluate(KEYS_SHOWN)  # shown from the moment the code has the focus
+    assert shown["inView"] and "Escape then Tab" in shown["text"], shown
     before = page.evaluate("kernelvizEditors.editors[1].code()")
     page.keyboard.press("Tab")
-    after = page.evaluate("kernelvizEditors.editors[1].code()")
-    assert after != before and after.replace(" ", "") == before.replace(" ", "")  # indented
-    assert page.locator(".kv-editor").nth(1).locator(".kv-editor-edited").is_visible()  # marked edited, and kept
-    stored = page.evaluate("localStorage.getItem('kernelviz:edit:flash-attention-2:1')")
-    assert stored and json.loads(stored)["code"] == after
-    shown = page.evaluate(KEYS_SHOWN)
-    assert shown == {"text": shown["text"], "inView": True} and "Escape then Tab" in shown["text"], shown
+    assert page.evaluate("kernelvizEditors.editors[1].code()") == before  # not indented
+    assert not page.evaluate("document.activeElement.classList.contains('cm-content')")  # moved on
+    assert page.locator(".kv-editor").nth(1).locator(".kv-editor-edited").is_hidden()
+    assert page.evaluate("localStorage.getItem('kernelviz:edit:flash-attention-2:1')") is None
     page.wait_for_timeout(300)
     assert page.evaluate("kernelvizEditors.python.state") == "idle"
     assert [u for u in page.requested if "/pyodide/" in u] == []
-    page.keyboard.press("Escape")
-    page.keyboard.press("Tab")
-    assert not page.evaluate("document.activeElement.closest('.kv-editor')")  # out, by the way shown
     # CodeMirror drops .cm-focused a few milliseconds after the blur (it waits out focus flicker): awaited, not sampled
     expect(page.locator(".kv-editor-keys").first).to_be_hidden()
     expect(page.locator(".kv-editor-keys").nth(1)).to_be_hidden()

@@ -413,3 +413,44 @@ def test_huge_output_and_a_diagram_too_large_cannot_take_the_tab_down(page, site
     click_and_wait(page, 1, "run")
     assert "items_json has 6,000 items; a diagram draws at most 5,000" in message(page, 1).inner_text()
     assert figure_state(page) == before
+
+
+# The hint's box and the code's (the CodeMirror editor's), in client px, while the code has the focus.
+HINT_AND_CODE = """(i) => { const e = document.querySelector(`.kv-editor[data-editor="${i}"]`);
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const hint = e.querySelector('.kv-editor-keys > span');
+  return { hint: hint.checkVisibility() ? box(hint) : null, code: box(e.querySelector('.cm-editor')) }; }"""
+
+
+def test_tab_moves_on_until_the_reader_types_and_the_hint_sits_at_the_code(page, site):
+    """Issue 38, item 3: Tab in code the reader has not typed in moves the focus on (CodeMirror's tab-focus mode), so
+    a keyboard reader passing through neither edits the code nor makes the figure stale; once they type, Tab
+    indents (indentWithTab); Reset brings the first behaviour back. The way out is shown over the code's foot."""
+    open_page(page, site)
+    page.set_viewport_size({"width": 1366, "height": 768})
+    content = editor(page, 0).locator(".cm-content")
+    original = code_of(page, 0)
+    content.focus()
+    page.wait_for_function(f"({HINT_AND_CODE})(0).hint !== null")  # (CodeMirror marks its focus a frame later)
+    boxes = page.evaluate(HINT_AND_CODE, 0)
+    (hl, ht, hr, hb), (cl, ct, cr, cb) = boxes["hint"], boxes["code"]
+    assert cl <= hl and hr <= cr and ct <= ht and hb <= min(cb, 768), boxes  # on the code, in view
+    page.keyboard.press("Tab")
+    assert code_of(page, 0) == original
+    assert not content.evaluate("el => el.contains(document.activeElement)")
+    assert editor(page, 0).locator(".kv-editor-edited").is_hidden()
+
+    content.click()
+    page.keyboard.press("End")
+    page.keyboard.type("#")  # the reader types: from now on Tab indents
+    page.keyboard.press("Home")
+    page.keyboard.press("Tab")
+    assert content.evaluate("el => el.contains(document.activeElement)")
+    typed = code_of(page, 0)
+    assert sorted(typed) == sorted(original + "#" + "    ")  # what was typed, and one indent (4 spaces)
+    editor(page, 0).locator(".kv-editor-reset").click()
+    assert code_of(page, 0) == original
+    content.focus()
+    page.keyboard.press("Tab")
+    assert code_of(page, 0) == original  # after Reset, Tab moves on again
+    assert not content.evaluate("el => el.contains(document.activeElement)")

@@ -2,6 +2,7 @@
 labels stay legible, and the Scene's steps carry key, at, caption and the HBM counter."""
 
 import jsonschema
+import pytest
 
 from kernelviz import pie
 from kernelviz.figlib import Figure, layout
@@ -109,3 +110,38 @@ def test_tiles_in_hbm_show_their_rows_by_ticks_at_both_edges_short_of_their_labe
 def test_rows_too_close_to_see_are_not_ticked():
     fig, *_ = figure(N=64, tile=64, blocks=1)  # 64 rows in one tile: 0.03 units apart
     assert [i for i in _drawn_items(fig) if i["line"] and i["w"] and i["h"] == 0] == []
+
+
+def test_names_that_would_meet_on_a_phone_drop_a_line_and_those_apart_stay():
+    """A label on a phone is about PHONE times as wide in canvas units as at the pages' unit (11 px at a zoom near
+    0.4): neighbours' names that would then meet alternate between two lines; names far apart stay on one."""
+    fig = Figure("ready")
+    for name in ("seq_lens", "table 0", "table 1"):  # vectors 0.6 wide: their centres about 1.8 apart
+        fig.hbm(name, 2, 1, 1, "q", width=0.6)
+    labels, bottom = layout.place_hbm(fig.tensors, top=3.0)
+    ys = [y for _, _, y in labels]
+    xs = [x for _, x, _ in labels]
+    # by hand: at 13 px, 0.5 em a character as drawn, 44 px a unit, x2.6 (layout.PHONE), 'seq_lens' is
+    # 8 * 0.5 * 13 / 44 * 2.6 = 3.07 wide and 'table 0' 2.69: half of each (1.54 + 1.34) exceed the centres' distance
+    assert xs[1] - xs[0] < (3.07 + 2.69) / 2
+    assert ys[0] == ys[2] and ys[1] == ys[0] - layout.DROP
+    assert bottom < ys[1]  # what comes under HBM starts under the dropped line
+
+    wide = Figure("ready")
+    for name in ("Q", "K", "V"):  # one letter each, 1.6 wide: apart at any zoom
+        wide.hbm(name, 4, 4, 2, "q")
+    labels, _ = layout.place_hbm(wide.tensors, top=3.0)
+    assert len({y for _, _, y in labels}) == 1
+
+
+def test_a_slot_of_a_cell_a_row_draws_its_rows_stacked():
+    fig = Figure("ready")
+    og = fig.sram("Og", 3, 4, "o", cells="rows")
+    fig.blocks(1)
+    layout.place_sram(fig.groups, top=0.0)
+    assert len(og.cells) == 3 and all(c.kind == "o" for c in og.cells)
+    assert [round(c.w, 6) for c in og.cells] == [round(og.w, 6)] * 3  # each the slot's width
+    assert [round(c.h * 3, 6) for c in og.cells] == [round(og.h, 6)] * 3  # a third of its height
+    assert og.cells[0].y > og.cells[1].y > og.cells[2].y  # top down
+    with pytest.raises(ValueError, match="x: cells must be True, False or 'rows', got 'cols'"):
+        fig.sram("x", 1, 1, cells="cols")

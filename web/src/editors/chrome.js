@@ -51,9 +51,9 @@ export function buildChrome(element, title, limit, actions, copyName = 'Copy the
   const message = el('div', { class: 'kv-editor-message', role: 'status', hidden: true });
   const output = el('div', { class: 'kv-editor-output' }, stdout, message);
   // (read out from the code itself, as its description: shown, not said twice)
-  const keys = el('span', { class: 'kv-editor-keys', 'aria-hidden': 'true' }, TAB_HINT);
+  const keys = el('div', { class: 'kv-editor-keys', 'aria-hidden': 'true' }, el('span', {}, TAB_HINT));
   element.prepend(bar);
-  element.append(output, keys);
+  element.append(keys, output); // (under the code: the hint shows at its foot)
 
   return {
     setEdited(on) {

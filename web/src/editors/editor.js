@@ -43,6 +43,7 @@ export async function mountEditor(page, spec, actions, limit, quiet) {
   await quiet();
   mounted.chrome = chromeOf(spec, limit, actions, mounted);
   mounted.view = new EditorView({ state });
+  mounted.view.setTabFocusMode(!saved || saved.code === spec.code); // a reader who edited before: Tab indents
   takePlaceOfStatic(spec.element, mounted.view);
   mounted.chrome.setEdited(Boolean(saved) && saved.code !== spec.code);
   if (saved && saved.base !== spec.code) {
@@ -85,6 +86,9 @@ function editorState(page, spec, saved, actions, mounted) {
         saveEdit(page, index, code, original);
         mounted.chrome.setEdited(code !== original);
         const byReset = update.transactions.some((t) => t.isUserEvent('reset'));
+        // Tab moves the focus on until the reader types here (commands.js); from then on it indents, until a Reset
+        const typed = update.transactions.some((t) => t.docChanged && !t.isUserEvent('indent') && !t.isUserEvent('reset'));
+        if (typed || byReset) update.view.setTabFocusMode(byReset && !typed);
         actions.changed?.({ byReset, whitespace: whitespaceOnly(update) });
       }),
     ],
@@ -115,7 +119,7 @@ function takePlaceOfStatic(element, view) {
   const shown = element.querySelector('pre');
   const hadFocus = Boolean(shown?.contains(document.activeElement)); // a keyboard reader reached the code first
   if (shown) shown.replaceWith(view.dom);
-  else element.querySelector('.kv-editor-output').before(view.dom);
+  else element.querySelector('.kv-editor-keys').before(view.dom);
   if (hadFocus) view.focus();
   element.classList.add('kv-editor-live');
 }

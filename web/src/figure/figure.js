@@ -19,6 +19,7 @@ import { Timeline } from './timeline.js';
 import { DURATION_MS } from './tween.js';
 import { h } from '../lib/dom.js';
 import { FigureTools } from './ui/figure-tools.js';
+import { Fold } from './ui/fold.js';
 import { Follow } from './ui/follow.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
@@ -52,6 +53,7 @@ export class Figure {
     this.announced = false; // whether the page has moved off its first step yet (then the URL follows)
     this.urlSizes = () => null; // the sizes the URL carries with the step (set by the page's size form)
     this.follow = new Follow(); // whether stepping scrolls the text to the step's bullet
+    this.fold = new Fold(host, this.box, () => this.stepList?.floating() && this.stepList.dockAgain()); // (phones)
     this.bindings = new Bindings(document, (k) => {
       this.follow.fromBullet();
       this.goTo(k);
@@ -144,6 +146,7 @@ export class Figure {
       { svg: () => this.canvas.svg, step: () => this.currentStep(), sizes: () => this.urlSizes() },
       this.follow,
     );
+    this.fold.place(this.stepList.bar);
     this.player.on('step', (k) => this.stepChanged(k));
     this.player.on('animating', (on) => {
       this.host.dataset.animating = on ? 'true' : 'false';

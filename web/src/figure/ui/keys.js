@@ -2,7 +2,7 @@
 // table's, focused: its arrows scroll it): ← previous step, → next. On the player
 // only (focus in the figure, e.g. after the skip link): Home the first step, End the last, Space play / pause; on
 // the rest of the page those keys scroll, as they do on any page. Space on a button or link of the figure keeps its
-// usual meaning, except on the step list's own buttons.
+// usual meaning, except on the step list's own buttons (the fold button, ui/fold.js, at the end of its row, keeps it).
 
 /** Whether `el` (the focused element) scrolls sideways: a table's or a formula's scroll region, whose ← → are its. */
 function scrollsSideways(el) {
@@ -31,7 +31,7 @@ export function bindKeys(getPlayer, stepList) {
     const onPlayer = e.target.closest?.('.kv-figure');
     if (!onPlayer && !e.key.startsWith('Arrow')) return;
     const control = e.target.closest?.('button, a, summary');
-    const ours = stepList() && stepList().root.contains(e.target);
+    const ours = stepList() && stepList().root.contains(e.target) && !e.target.closest('.kv-fold'); // (it folds)
     if (e.key === ' ' && control && !ours) return;
     e.preventDefault();
     action();
