@@ -7,9 +7,10 @@ import ast
 import re
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from kernelviz.cuda import kernels
+from kernelviz.cuda import cpu, kernels, verify
 from kernelviz.cuda.topics import TOPICS
 
 CUDA = Path(kernels.__file__).parent
@@ -108,3 +109,72 @@ def test_a_kernel_is_named_only_by_its_own_module_and_the_registry(record):
 def test_no_python_file_of_kernelviz_cuda_is_over_400_lines():
     long = {str(p.relative_to(CUDA)): n for p in CUDA.rglob("*.py") if (n := len(p.read_text().splitlines())) > 400}
     assert long == {}
+
+
+AXPY = """
+template <int Bc>
+__global__ void axpy(const float* X, const int* idx, float* Y, float a, int N) {
+    int row = blockIdx.x;
+    for (int c = threadIdx.x; c < N; c += blockDim.x) Y[row*N + c] = a * X[row*N + idx[c]];
+}
+"""
+
+
+def axpy_record(arguments):
+    """A kernel none of kernelviz/cuda's code knows: Y[r, c] = a * X[r, idx[c]], registered by its record alone."""
+    from kernelviz.cuda.descriptor import Kernel, Launch, rel_err
+
+    return Kernel(
+        name="axpy",
+        algorithm=None,
+        default_tiles=lambda d: (1, 8),
+        shared_bytes=lambda tiles, d: [0],
+        launches=lambda bh, n, d, tiles, threads, n_splits, dtype, smem: [
+            Launch(f"axpy<{tiles[1]}>", (bh,), threads, smem[0])
+        ],
+        inputs=lambda bh, n, d, n_kv: {"X": (bh, n), "idx": (n,), "V": (bh, n, d)},
+        outputs=lambda bh, n, d, n_splits, tiles: {"Y": (bh, n)},
+        arguments=arguments,
+        shared_formula="0",
+        error=lambda out, arrays, causal: rel_err(out["Y"], 2.5 * arrays[0][:, arrays[1]]),
+        index_inputs=("idx",),
+        sizes=lambda arrays: (arrays[0].shape[0], arrays[0].shape[1], 1, arrays[0].shape[1]),
+    )
+
+
+def register(monkeypatch, record):
+    monkeypatch.setitem(kernels.REGISTRY, record.name, record)
+
+
+@pytest.mark.skipif(cpu.compiler() is None, reason="needs g++")
+def test_a_kernel_registered_by_its_record_alone_runs_on_the_cpu_shim(monkeypatch):
+    """No code of kernelviz/cuda names it, the harness included: its record says the buffers (an int input among
+    them), the launch and the arguments, and the harness types each from the kernel's signature."""
+
+    def args(n, scale, causal, n_splits, n_kv, kv_heads, bc):
+        return [("X", "idx", "Y", np.float32(2.5), np.int32(n))]
+
+    register(monkeypatch, axpy_record(args))
+    rng = np.random.default_rng(0)
+    x, idx = rng.standard_normal((3, 10)).astype(np.float32), rng.permutation(10)
+    out = cpu.run("axpy", x, idx, np.zeros((3, 10, 1)), source=AXPY)
+    np.testing.assert_array_equal(out["Y"], np.float32(2.5) * x[:, idx])  # each element once: exact
+    assert verify.error("axpy", out, x, idx) == 0.0
+
+
+@pytest.mark.skipif(cpu.compiler() is None, reason="needs g++")
+def test_the_harness_refuses_arguments_that_do_not_match_the_kernels_signature(monkeypatch):
+    """A record whose arguments disagree with the .cu (an int where the kernel takes a float, a float buffer where it
+    takes an int one) fails naming the launch and the argument, before the kernel runs."""
+    x, idx, v = np.ones((2, 4), np.float32), np.arange(4), np.zeros((2, 4, 1))
+    wrong = {
+        "argument 3 is a float, not what the host passed (an int)": [("X", "idx", "Y", np.int32(2), np.int32(4))],
+        "argument 1 is a pointer to another element type, not what the host passed (buffer X)": [
+            ("X", "X", "Y", np.float32(2.5), np.int32(4))
+        ],
+        "takes 5 arguments, given 4": [("X", "idx", "Y", np.int32(4))],
+    }
+    for message, launch_args in wrong.items():
+        register(monkeypatch, axpy_record(lambda *_, a=launch_args: a))
+        with pytest.raises(cpu.KernelRunError, match=r"axpy<8>:? " + re.escape(message)):
+            cpu.run("axpy", x, idx, v, source=AXPY)

@@ -90,8 +90,9 @@ struct Value {
     template <typename T>
     T as(const std::string& launch, size_t at) const {
         auto wrong = [&](const char* wants) {
-            return std::runtime_error(launch + ": argument " + std::to_string(at) + " is " + wants + ", not what "
-                                      "the host passed (" + kind + (buffer ? " " + buffer->name : "") + ")");
+            std::string given = kind == 'i' ? "an int" : kind == 'f' ? "a float" : "buffer " + buffer->name;
+            return std::runtime_error(launch + ": argument " + std::to_string(at) + " is " + wants +
+                                      ", not what the host passed (" + given + ")");
         };
         if constexpr (std::is_pointer_v<T>) {
             using E = std::remove_cv_t<std::remove_pointer_t<T>>;
