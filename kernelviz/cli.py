@@ -3,7 +3,8 @@ that module has ``HELP``, ``add_arguments(parser)`` and ``main(args) -> exit sta
 
 Bare ``kernelviz`` prints the help. ``kernelviz bench NAME -- ARGS`` hands ARGS to the benchmark (a module that
 sets ``PASSTHROUGH = True`` gets what follows ``--`` as ``args.passthrough``). Output into a closed pipe
-(``kernelviz run A.py | head``) ends the command quietly, as Unix tools do: status 141 (128 + SIGPIPE), no traceback.
+(``kernelviz run A.py | head``) ends the command quietly, as Unix tools do: status 141 (128 + SIGPIPE), no traceback;
+so does Ctrl-C, in any command: status 130 (128 + SIGINT). ``python -m kernelviz`` is the same command.
 """
 
 import argparse
@@ -49,6 +50,9 @@ def main(argv=None):
             sys.stdout.flush()  # here, not at exit, so that a closed pipe is caught (after --help's SystemExit too)
     except BrokenPipeError:
         return _closed_pipe()
+    except KeyboardInterrupt:  # Ctrl-C: stop quietly, on a line of its own, as a shell reports SIGINT
+        print(file=sys.stderr)
+        return 128 + 2
 
 
 def _parse(top, argv):

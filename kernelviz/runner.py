@@ -163,6 +163,8 @@ def run(sources, sizes=None, *, interrupts=True, on_editor=None):
             name = filenames[editor]
             file_line = None if line is None else failed.first_line + line - 1
             message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
+            if isinstance(exc, NameError) and getattr(exc, "name", None) in pie.__all__:  # rectangle(...) for pie's
+                message += f" (it is pie's: write pie.{exc.name}(...))"
             error = RunError(editor, name, line, file_line, type(exc).__name__, message, trimmed)
             return RunResult(None, stdout.getvalue(), stderr.getvalue(), error, outputs, _sizes.used(), _sizes.tied())
         outputs.append(stdout.cut(before))

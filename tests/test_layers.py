@@ -31,6 +31,7 @@ PY_LAYERS = [  # bottom first
 ]
 PY_COMPONENTS = [  # (glob of module names, component): the first that matches
     ("kernelviz.cli", "commands"),
+    ("kernelviz.__main__", "commands"),  # python -m kernelviz
     ("kernelviz.*.cli", "commands"),
     ("kernelviz.commands*", "commands"),
     ("kernelviz.glossary", "glossary"),

@@ -21,15 +21,20 @@ per_tensor {T: {store, load}}, store, load, total).
 --H-q 8 --H-kv 2 --splits 1 --d 64.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
-that would not fit in what the machine has available.
+that would not fit in what the machine has available; and it counts the tile steps the run computes from the closed
+forms (``runs.tile_steps``): past ``runs.WORK_LIMIT`` (minutes of NumPy) it refuses, exit status 2, saying how long
+it would take and what answers at once (``kernelviz roofline``: the closed forms at any size), unless --allow-long;
+past a few seconds' worth it says on stderr how long to expect, and on a terminal a bar shows the bytes moved.
 """
 
+import argparse
 import contextlib
 import json
 import math
 
 from kernelviz.commands.checks import non_negative, output_file, positive
 
+from .runs import WORK_LIMIT, warps_problem
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
@@ -56,6 +61,14 @@ def _lengths(text):
 _lengths.__name__ = "list of lengths"
 
 
+def _warps(text):
+    """--warps: 1 to runs.MAX_WARPS."""
+    value = positive(text)
+    if problem := warps_problem(value):
+        raise argparse.ArgumentTypeError(problem.removeprefix("warps: "))
+    return value
+
+
 def add_arguments(parser):
     parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
     parser.add_argument("--N", type=positive, help="query rows (and keys, unless --N-kv); all but paged-decoding")
@@ -75,7 +88,9 @@ def add_arguments(parser):
         help="storage dtype (default float32; fa2-mma: float16, and it alone takes bfloat16 and not float32)",
     )
     parser.add_argument(
-        "--warps", type=positive, help="fa2-mma: warps a block, each owning ceil(Br / warps) of its rows (default 4)"
+        "--warps",
+        type=_warps,
+        help="fa2-mma: warps a block (1 to 32), each owning ceil(Br / warps) of its rows (default 4)",
     )
     parser.add_argument(
         "--p-in-shared",
@@ -93,6 +108,12 @@ def add_arguments(parser):
     paged.add_argument("--H-q", type=positive, dest="H_q", default=1, help="query heads (default 1)")
     paged.add_argument("--H-kv", type=positive, dest="H_kv", help="K/V heads, dividing H_q (default H_q)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--allow-long",
+        action="store_true",
+        dest="allow_long",
+        help=f"run past {WORK_LIMIT:,} tile steps (minutes to days of NumPy; refused without it)",
+    )
     parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
 
 
@@ -124,6 +145,10 @@ def main(args):
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
         return 2
+    if too_long := _work(args, n_kv):
+        print(f"kernelviz trace: {too_long}", file=sys.stderr)
+        if too_long.startswith("error:"):
+            return 2
     given = dict(N=args.N, N_kv=n_kv, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal)
     given["batch_heads"] = args.batch_heads
     if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
@@ -220,6 +245,37 @@ def _options_problem(args):
     if mma and args.algo != "fa2-mma":
         return f"{' and '.join(mma)}: fa2-mma's options (warps on tensor cores), not {args.algo}'s"
     return None if args.N else f"{args.algo} needs --N (query rows)"
+
+
+ESTIMATE_FROM = 3.0  # seconds of work past which trace says on stderr how long to expect
+
+
+def _work(args, n_kv):
+    """A line for stderr about a long run: "error: ..." refusing one past WORK_LIMIT tile steps (without
+    --allow-long), how long one of more than ESTIMATE_FROM seconds will take, or None."""
+    from . import runs
+
+    sizes = (args.N, args.d, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
+    steps = runs.tile_steps(args.algo, args.N, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
+    about = runs.seconds(args.algo, steps, args.Br, args.Bc, args.d)
+    if not args.allow_long and (problem := runs.too_long(args.algo, *sizes)):
+        return (
+            f"error: {problem}: kernelviz roofline {_roofline_args(args)} gives every algorithm's bytes and FLOPs "
+            "from the closed forms at any size at once; or choose a smaller --N (the steps grow as N x N_kv), "
+            "or add --allow-long to run it anyway"
+        )
+    if about < ESTIMATE_FROM:
+        return None
+    return f"{args.algo} computes {steps:,} tile steps of {args.Br}x{args.Bc}: about {runs.duration(about)} in NumPy"
+
+
+def _roofline_args(args):
+    """The arguments of ``kernelviz roofline`` for the sizes of this trace."""
+    given = [f"--N {args.N}", f"--d {args.d}"]
+    given += [f"--{flag} {value}" for flag, value in (("N-kv", args.N_kv), ("batch-heads", args.batch_heads))
+              if value and value != 1]  # fmt: skip
+    given += [f"--Br {args.Br}"] * (args.Br != 64) + [f"--Bc {args.Bc}"] * (args.Bc != 64)
+    return " ".join(given + ["--causal"] * args.causal)
 
 
 @contextlib.contextmanager

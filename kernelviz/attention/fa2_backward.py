@@ -20,10 +20,12 @@ Two kernels, as in the paper and in flash-attn:
             dKj += scale * dSij^T Qi
         write dK[j], dV[j]
 
-The atomic add of a dQ tile is counted as what it is in HBM, a read-modify-write: a read of the tile and a write
-of the tile, both of its full bytes, at the step that adds it. Every count of this backward (the ledger, the
-closed form ``formulas.fa2_backward``, the CLI, the page and its figure) counts it so. Blocks j add into the same
-dQ[i] in any order, so dQ lives in HBM as float32 (flash-attn's dq_accum) whatever the storage dtype; it is
+The atomic add of a dQ tile is counted as a read-modify-write of HBM: a read of the tile and a write of the tile,
+both of its full bytes, at the step that adds it. On the GPU a global atomic is carried out in the L2 cache, so this
+is an upper bound on what reaches HBM. Every count of this backward (the ledger, the closed form
+``formulas.fa2_backward``, the CLI, the page and its figure) counts it so. Blocks j add into the same dQ[i] in any
+order (so on a GPU dQ's last bits can change from run to run: flash-attn's deterministic mode avoids that), and dQ
+lives in HBM as float32 (flash-attn's dq_accum) whatever the storage dtype; it is
 returned in float32 (flash-attn converts it in a third kernel, which this model leaves out). D and L are float32;
 Q, K, V, O, dO, dK and dV are in the storage dtype; the arithmetic is float32.
 

@@ -12,9 +12,13 @@ kernels do, and tiles the mask hides entirely are skipped. Per visited tile of r
     online-softmax step        2rcd matmul, rc + r exp, 3rc + 2r + 2rd other   (``_inputs.absorb``)
 
 and per block of r rows, the final O = acc / l, L = m + log l: rd + r other, r exp (``_inputs.finish``).
+
+Each count is linear in three sums over the visited pairs of r rows and c keys: the pairs' sum of r c, of r and of
+c, which ``pair_sums`` gives in closed form from ``formulas.visited_sums`` (no loop over tiles: any size answers at
+once, N = 10^9 included). ``visited`` walks the pairs one by one, as the tests do to hold the two equal.
 """
 
-from .formulas import cdiv, tiles_visited
+from .formulas import cdiv, kv_rows_read, q_rows_read, tiles_visited
 
 
 def count(matmul=0, exp=0, other=0):
@@ -35,14 +39,20 @@ def visited(N, Br, Bc, N_kv=None, causal=False):
             yield rows, min(Bc, N_kv - j * Bc)
 
 
-def _tiles(d, pairs):
-    """Scores and one online-softmax step on each (rows, cols) pair."""
-    flops = count()
-    for r, c in pairs:
-        flops["matmul"] += 4 * r * c * d
-        flops["exp"] += r * c + r
-        flops["other"] += r * c + 3 * r * c + 2 * r + 2 * r * d
-    return flops
+def pair_sums(N, Br, Bc, N_kv=None, causal=False):
+    """(rc, r, c): the sums of rows x cols, of rows and of cols over ``visited``'s pairs, in closed form. A block of
+    r rows that visits t tiles covers min(t Bc, N_kv) keys (only the last tile is ragged), so c sums to
+    ``kv_rows_read``, r to ``q_rows_read``, and rc to Br ``kv_rows_read`` less the last block's missing rows times
+    its keys (it visits all N_kv)."""
+    N_kv = N if N_kv is None else N_kv
+    keys = kv_rows_read(N, Br, Bc, N_kv, causal)
+    short = cdiv(N, Br) * Br - N  # rows the last block lacks
+    return Br * keys - short * N_kv, q_rows_read(N, Br, Bc, N_kv, causal), keys
+
+
+def _tiles(d, rc, r):
+    """Scores and one online-softmax step on pairs whose rows x cols sum to `rc` and rows to `r`."""
+    return count(4 * rc * d, rc + r, 4 * rc + 2 * r + 2 * r * d)
 
 
 def _scale(flops, h):
@@ -59,7 +69,8 @@ def standard(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
 
 def fa2(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     """One online-softmax step per visited tile, one finish per row."""
-    flops = _tiles(d, visited(N, Br, Bc, N_kv, causal))
+    rc, r, _ = pair_sums(N, Br, Bc, N_kv, causal)
+    flops = _tiles(d, rc, r)
     flops["other"] += N * d + N
     flops["exp"] += N
     return _scale(flops, batch_heads)
@@ -68,19 +79,18 @@ def fa2(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
 def fa1(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     """As FA2, but Oi goes back to HBM normalized after every tile: each step multiplies it by l_i first
     (rd) and finishes it again (rd + r other, r exp)."""
-    flops = count()
-    for r, c in visited(N, Br, Bc, N_kv, causal):
-        step = _tiles(d, [(r, c)])
-        flops["matmul"] += step["matmul"]
-        flops["exp"] += step["exp"] + r
-        flops["other"] += step["other"] + r * d + r * d + r
+    rc, r, _ = pair_sums(N, Br, Bc, N_kv, causal)
+    flops = _tiles(d, rc, r)
+    flops["exp"] += r
+    flops["other"] += 2 * r * d + r
     return _scale(flops, batch_heads)
 
 
 def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, batch_heads=1):
     """FA2's tiles shared among the splits (each visited tile once), then per query row a combine of the
     n_splits partials: max, m_s - m_g, exp, w * l, the sum, w * O_s and its sum, one division."""
-    flops = _tiles(d, visited(N, Br, Bc, N_kv, causal))
+    rc, r, _ = pair_sums(N, Br, Bc, N_kv, causal)
+    flops = _tiles(d, rc, r)
     flops["other"] += 4 * n_splits * N + 2 * n_splits * N * d + N * d
     flops["exp"] += n_splits * N
     return _scale(flops, batch_heads)
@@ -90,11 +100,8 @@ def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     """The preprocess, 2 N d other (dO * O and its row sum); then per visited tile of r rows and c keys five products
     (S recomputed, dV, dP, dQ, dK: 10rcd matmul), P = exp(S - L) (rc exp), and 4rc + 2rd + 3cd other: scale S,
     S - L, dP - D, P * (dP - D); scale and add into dQ; add into dV; scale and add into dK."""
-    flops = count(other=2 * N * d)
-    for r, c in visited(N, Br, Bc, N_kv, causal):
-        flops["matmul"] += 10 * r * c * d
-        flops["exp"] += r * c
-        flops["other"] += 4 * r * c + 2 * r * d + 3 * c * d
+    rc, r, c = pair_sums(N, Br, Bc, N_kv, causal)
+    flops = count(10 * rc * d, rc, 2 * N * d + 4 * rc + 2 * r * d + 3 * c * d)
     return _scale(flops, batch_heads)
 
 
@@ -114,7 +121,7 @@ def paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits=1):
     split) or the combine of the n_splits partials of each of them (as flash decoding's)."""
     g, flops = H_q // H_kv, count()
     for n in seq_lens:
-        pages = _tiles(d, [(g, min(page_size, n - p * page_size)) for p in range(cdiv(n, page_size))])
+        pages = _tiles(d, g * n, g * cdiv(n, page_size))  # each page's g rows on its keys, n in all
         for kind, value in pages.items():
             flops[kind] += H_kv * value
         if n_splits == 1:

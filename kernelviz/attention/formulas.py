@@ -49,15 +49,48 @@ def tiles_visited(i, N, Br, Bc, N_kv=None, causal=False):
     return min(Tc, last_key // Bc + 1)
 
 
+def floor_sum(n, m, a, b):
+    """The sum of floor((a k + b) / m) for k = 0 .. n - 1, for whole a, b >= 0 and m >= 1, in O(log m) steps
+    (Euclid's algorithm on the lattice points under the line), never a step per k."""
+    total = 0
+    while n > 0:
+        total += (a // m) * n * (n - 1) // 2 + (b // m) * n
+        a, b = a % m, b % m
+        top = a * n + b  # the line at k = n: the points below it come back as a sum with m and a swapped
+        if top < m:
+            break
+        n, b, m, a = top // m, top % m, a, m
+    return total
+
+
+def visited_sums(N, Br, Bc, N_kv=None, causal=False):
+    """(tiles, full): the sum over the ceil(N / Br) blocks of query rows of ``tiles_visited`` and how many blocks
+    visit all ceil(N_kv / Bc) tiles, in closed form: block i < Tr - 1 visits clamp(floor((Br i + Br - 1 + N_kv - N)
+    / Bc) + 1, 0, Tc) tiles, a sum of floors of a line (``floor_sum``), and the last block all Tc. The tests hold
+    both equal to the sums over blocks for any size; this answers at N = 10^9 at once."""
+    N_kv = N if N_kv is None else N_kv
+    Tr, Tc = cdiv(N, Br), cdiv(N_kv, Bc)
+    if not causal:
+        return Tr * Tc, Tr
+    b = Br - 1 + N_kv - N  # the last key block i's last row sees is Br i + b
+    first = min(Tr - 1, max(0, cdiv(-b, Br)))  # the first block that sees a key
+    whole = min(Tr - 1, max(first, cdiv((Tc - 1) * Bc - b, Br)))  # the first block that sees every tile
+    n = whole - first  # blocks in between: floor((Br i + b) / Bc) + 1 tiles each, with Br first + b >= 0
+    partial = floor_sum(n, Bc, Br, Br * first + b) + n
+    return partial + Tc * (Tr - whole), Tr - whole
+
+
 def tile_interactions(N, Br, Bc, N_kv=None, causal=False):
     """Query-key tile pairs computed: Tr * Tc, or fewer with causal masking (tiles above the diagonal skipped)."""
-    return sum(tiles_visited(i, N, Br, Bc, N_kv, causal) for i in range(cdiv(N, Br)))
+    return visited_sums(N, Br, Bc, N_kv, causal)[0]
 
 
 def kv_rows_read(N, Br, Bc, N_kv=None, causal=False):
-    """Rows of K (and of V) read when every block of Br query rows reads each K/V tile it visits once."""
+    """Rows of K (and of V) read when every block of Br query rows reads each K/V tile it visits once: Bc a tile,
+    less the rows past N_kv of the last tile for each block that visits it."""
     N_kv = N if N_kv is None else N_kv
-    return sum(min(tiles_visited(i, N, Br, Bc, N_kv, causal) * Bc, N_kv) for i in range(cdiv(N, Br)))
+    tiles, full = visited_sums(N, Br, Bc, N_kv, causal)
+    return tiles * Bc - full * (cdiv(N_kv, Bc) * Bc - N_kv)
 
 
 def score_matrix_bytes(N, N_kv=None, itemsize=4, batch_heads=1):
@@ -100,7 +133,9 @@ def standard(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
 def q_rows_read(N, Br, Bc, N_kv=None, causal=False):
     """Rows of Q moved when K/V is the outer loop and each K/V tile visits every block of Br query rows that sees
     one of its keys (FA1's inner loop, the FA2 backward's): the sum over blocks of tiles visited times rows."""
-    return sum(tiles_visited(i, N, Br, Bc, N_kv, causal) * min(Br, N - i * Br) for i in range(cdiv(N, Br)))
+    N_kv = N if N_kv is None else N_kv
+    Tr = cdiv(N, Br)  # every block has Br rows but the last, which visits all ceil(N_kv / Bc) tiles
+    return visited_sums(N, Br, Bc, N_kv, causal)[0] * Br - cdiv(N_kv, Bc) * (Tr * Br - N)
 
 
 def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False, p_in_shared=False, batch_heads=1):

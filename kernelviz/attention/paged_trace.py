@@ -68,10 +68,15 @@ def _memory_problem(args, lens, H_kv, n_splits):
     have = footprint.available()
     if have is None or need <= have:
         return None
-    return (
-        f"paged-decoding of {sum(lens):,} tokens needs about {footprint.gib(need)} of memory and "
-        f"{footprint.gib(have)} is available: use shorter --seq-lens, a smaller --d or fewer --H-kv"
-    )
+    needs = f"paged-decoding of {sum(lens):,} tokens needs about {footprint.gib(need)} of memory and "
+    needs += f"{footprint.gib(have)} is available"
+    if 2 * sum(lens) < pages * args.page_size:  # most of the pool is the empty rows of last pages
+        return (
+            f"--page-size {args.page_size:,}: each sequence takes whole pages of {args.page_size:,} tokens and the "
+            f"longest has {max(lens):,}, so the pool is mostly empty rows ({needs}): use a --page-size of at most "
+            f"{max(lens):,} (serving engines use 16, the default)"
+        )
+    return f"{needs}: use shorter --seq-lens, a smaller --d or fewer --H-kv"
 
 
 def _table(report):

@@ -69,6 +69,12 @@ FLOP_FORMULAS = {
 # the storage dtypes each algorithm takes (the first: its default); the others take float32 and float16
 DTYPES = {"fa2-mma": ("float16", "bfloat16")}  # tensor cores' mma.m16n8k16 takes 16-bit operands
 MMA_OPTIONS = ("warps", "p_in_shared")  # fa2-mma's alone, as splits is flash decoding's
+MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
+# The most tile steps (a block of query rows on one K/V tile) a run takes without being asked to go on: at d = 64 and
+# 64 x 64 tiles NumPy takes about a tenth of a millisecond a step, so this is half a minute or so (N = 32768 for fa2).
+WORK_LIMIT = 2**18
+SECONDS_PER_STEP = 1e-4  # at Br = Bc = d = 64 (measured: fa2 at N = 16384, 65,536 steps, 6.7 s on one core)
+SLOWER = {"fa2-mma": 4}  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
 SOFTMAX = {
     "naive-softmax": naive_softmax,
     "safe-softmax": safe_softmax,
@@ -156,6 +162,43 @@ def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
     raise ValueError(f"algo must be one of {', '.join([*ALGORITHMS, *SOFTMAX])}, got {algo!r}")
 
 
+def tile_steps(algo, N, Br, Bc, N_kv=None, causal=False, batch_heads=1):
+    """The tile steps a run of attention algorithm `algo` computes, from the closed forms (no loop): the pairs of a
+    block of query rows and a K/V tile it visits (``formulas.tile_interactions``; standard attention's three
+    kernels skip nothing), twice for a backward pass (its forward, then its own), times batch_heads. A run's time
+    goes with it (``seconds``)."""
+    whole = algo.startswith("standard")
+    pairs = formulas.tile_interactions(N, Br, Bc, N_kv, causal=causal and not whole)
+    return batch_heads * pairs * (2 if algo.endswith("-backward") else 1)
+
+
+def seconds(algo, steps, Br, Bc, d):
+    """About how long `steps` tile steps of `algo` on Br x Bc tiles and head dimension d take in NumPy on one core
+    (a guess within a few times either way: machines differ)."""
+    return steps * SECONDS_PER_STEP * SLOWER.get(algo, 1) * max(0.25, Br * Bc * d / 64**3)
+
+
+def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
+    """Why a run of `algo` at these sizes would take minutes or more (a sentence naming the steps, the bound and the
+    time they would take), or None within WORK_LIMIT steps."""
+    steps = tile_steps(algo, N, Br, Bc, N_kv, causal, batch_heads)
+    if steps <= WORK_LIMIT:
+        return None
+    about = duration(seconds(algo, steps, Br, Bc, d))
+    return (
+        f"{algo} at N={N} N_kv={N_kv or N} d={d} computes {steps:,} tile steps of {Br}x{Bc} (about {about} in NumPy), "
+        f"past the {WORK_LIMIT:,} a run takes unasked"
+    )
+
+
+def duration(s):
+    """Seconds in the unit that reads: "40 s", "12 min", "3.1 h", "5.2 days"."""
+    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60)):
+        if s >= 2 * scale:
+            return f"{s / scale:.2g} {unit}" if s < 10 * scale else f"{s / scale:,.0f} {unit}"
+    return f"{max(1, round(s))} s"
+
+
 def baseline(algo):
     """What `algo`'s traffic is measured against: standard attention, or for a backward pass the standard backward
     (which reads back the P its forward stored)."""
@@ -223,7 +266,19 @@ def _checked(algo, sizes, kinds):
         raise ValueError("splits is a flash-decoding size")
     if algo != "fa2-mma" and (given := [key for key in MMA_OPTIONS if key in sizes]):
         raise ValueError(f"{' and '.join(given)}: fa2-mma's (warps on tensor cores), not {algo}'s")
+    if sizes.get("warps", 1) > MAX_WARPS:
+        raise ValueError(warps_problem(sizes["warps"]))
     return sizes
+
+
+def warps_problem(warps):
+    """Why `warps` warps cannot make one block (a sentence), or None."""
+    if warps <= MAX_WARPS:
+        return None
+    return (
+        f"warps: {warps:,} warps do not make a block, which has at most {MAX_WARPS} warps ({MAX_WARPS * 32} threads);"
+        " the CUDA kernel runs 4 warps of 16 rows each (Br = 64)"
+    )
 
 
 def _attention(algo, sizes, seed, dtype, sram_budget):

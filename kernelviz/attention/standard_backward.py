@@ -18,7 +18,7 @@ backward 4 N N_kv other (P * dP, its row sum, dP - rowsum, P * (..)); each tile'
 accumulator (Tr N_kv d for dV and dK each, Tc N d for dQ), and dQ and dK scaled (N d, N_kv d). The P it reads back
 is the forward's work, not counted here.
 
-HBM traffic: P read twice, dP written and read once, dS written once and read twice (3 N x N_kv tensors, 6 passes
+HBM traffic: P read twice, dP written and read once, dS written once and read twice (3 N x N_kv tensors, 7 passes
 over N * N_kv elements); Q read once per tile of keys, K and V once per block of query rows, dO once per tile of
 keys and once more; dQ, dK, dV written once.
 """

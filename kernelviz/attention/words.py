@@ -11,9 +11,9 @@ def ratio(bytes_, baseline, name):
 
 
 def size(n):
-    """`n` bytes in binary units: "130.0 MiB"."""
-    for unit in ("B", "KiB", "MiB", "GiB"):
-        if n < 1024 or unit == "GiB":
+    """`n` bytes in binary units: "130.0 MiB", up to EiB (the roofline answers at any size)."""
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
+        if n < 1024 or unit == "EiB":
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return None  # unreachable

@@ -1,4 +1,9 @@
-"""``kernelviz build``: the static site from pages/*.md."""
+"""``kernelviz build``: the static site from pages/*.md.
+
+It says at once what it builds (how many pages, from where, into where) and that running the pages' editors takes
+most of the time; then a bar of the stages (and of the pages whose editors ran) on a terminal, or where there is
+none (a log, a pipe) a line per stage and per page, so that a build of minutes is never silent; and the built line
+at the end."""
 
 import sys
 from pathlib import Path
@@ -56,6 +61,7 @@ def main(args):
         print(f"kernelviz build: {mistake}", file=sys.stderr)
         return 2
     try:
+        _start(args)
         build(
             args.pages,
             args.out,
@@ -65,6 +71,8 @@ def main(args):
             limits=limits(args),
             progress=True,
             precompressed=True,  # NAME.gz beside each text asset, for static hosts (README: Publishing the site)
+            on_stage=None if sys.stderr.isatty() else _stage_line,  # a terminal has the bar
+            on_page=None if sys.stderr.isatty() else _page_line,
         )
     except BuildError as e:
         print(f"kernelviz build: {e}", file=sys.stderr)
@@ -73,6 +81,32 @@ def main(args):
         print(f"kernelviz build: {os_error(e)}", file=sys.stderr)
         return 2
     return 0
+
+
+STAGE_WORDS = {"figures": "running each page's editors, side by side: most of the time"}
+
+
+def _start(args):
+    """The line a build starts with: what it builds, and how long it takes (none without pages: the build says)."""
+    from kernelviz.site.diagnostics import BuildError
+    from kernelviz.site.pages import collect
+
+    try:
+        n = len(collect(args.pages))
+    except BuildError:
+        return
+    line = f"kernelviz build: {n} page{'' if n == 1 else 's'} from {args.pages} into {args.out}; running the pages' "
+    line += f"editors takes most of the time (each page's within {args.editor_seconds:g} s)"
+    print(line, file=sys.stderr, flush=True)
+
+
+def _stage_line(name):
+    words = STAGE_WORDS.get(name)
+    print(f"kernelviz build: {name}" + (f" ({words})" if words else ""), file=sys.stderr, flush=True)
+
+
+def _page_line(page, done, pages):
+    print(f"kernelviz build: figures {done}/{pages}: {page.file}: its editors ran", file=sys.stderr, flush=True)
 
 
 def os_error(e):

@@ -22,11 +22,28 @@ def port(text):
 
 
 def positive(text):
-    """A whole number >= 1 (a size); argparse says "invalid positive integer value: '0'" otherwise."""
-    value = int(text)
+    """A whole number >= 1 (a size), written out or in scientific notation with a whole value ("1e9", "2.5e3");
+    argparse says "invalid positive integer value: '0'" otherwise."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = _whole(text)
     if value <= 0:
         raise ValueError(text)
     return value
+
+
+def _whole(text):
+    """`text` in scientific notation as the whole number it names exactly ("1e9"), or ValueError."""
+    import decimal
+
+    try:
+        number = decimal.Decimal(text.strip())
+    except decimal.InvalidOperation:
+        raise ValueError(text) from None
+    if not number.is_finite() or number != number.to_integral_value() or abs(number.adjusted()) > 100:
+        raise ValueError(text)
+    return int(number)
 
 
 positive.__name__ = "positive integer"

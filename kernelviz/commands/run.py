@@ -1,4 +1,9 @@
-"""`kernelviz run A.py [B.py ...]`: run editor files in order, as a page runs its editors, and print the Scene."""
+"""`kernelviz run A.py [B.py ...]`: run editor files in order, as a page runs its editors, and print the Scene.
+
+Each file runs with ``pie`` bound, as on a page: the drawing API is ``pie.point``, ``pie.rectangle``, ... A name of
+that API used bare (``rectangle(...)``) fails with a NameError that says to write ``pie.rectangle`` (``runner``).
+Editors that draw nothing still print their (empty) Scene, and say so on stderr: exit status 0, since they ran.
+"""
 
 import json
 import sys
@@ -7,9 +12,14 @@ from pathlib import Path
 from .checks import UsageError, output_file, read_utf8
 
 HELP = "run Python files as a page's editors, in order, and print or write the Scene JSON"
+EPILOG = """Each file runs with `pie` bound, as a page's editors do: draw with pie.point(...), pie.rectangle(...),
+pie.text(...) (no import needed; a bare rectangle(...) is a NameError). What the files print goes to stderr, the Scene
+to stdout (or --out). Exit status: 0 when every file ran (an empty Scene, nothing drawn, is said on stderr), 1 when one
+raised (its file, line and error on stderr), 2 for a mistake in the arguments, 130 when interrupted (Ctrl-C)."""
 
 
 def add_arguments(parser):
+    parser.epilog = EPILOG
     parser.add_argument("files", nargs="+", type=Path, metavar="FILE", help="editor sources, run in order")
     parser.add_argument("--out", type=output_file, help="write the Scene here instead of printing it")
 
@@ -40,4 +50,8 @@ def main(args):
     else:
         sys.stderr.write(result.stdout)  # keep stdout for the Scene alone
         print(text)
+    if not result.scene.get("nodes"):
+        names = ", ".join(str(path) for path in args.files)
+        print(f"kernelviz run: {names} drew nothing (the Scene has no nodes): draw with pie.point(...), "
+              "pie.rectangle(...), pie.text(...)", file=sys.stderr)  # fmt: skip
     return 0

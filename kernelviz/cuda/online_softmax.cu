@@ -2,12 +2,12 @@
 // softmax page, and the loop at the heart of every Flash Attention kernel.
 //
 // One block per row: block row reads its N scores x and the rows of V in tiles of Bc, and keeps three carries in
-// SRAM: the running max m, the running sum d = sum_c e^(x_c - m) (the page's d') and the output
-// o = sum_c e^(x_c - m) v_c / d (the page's o'), kept normalized after every tile. When a tile brings a larger
+// SRAM: the running max m, the running sum l = sum_c e^(x_c - m) (the page's l) and the output
+// o = sum_c e^(x_c - m) v_c / l (the page's o'), kept normalized after every tile. When a tile brings a larger
 // score, factor = e^(m_old - m_new) moves what came before onto the new max. o is written to HBM once, at the end.
 //
 // Memory levels: HBM is every pointer argument, SRAM is every __shared__ variable, registers are the locals.
-// Layout: X is (BH, N); V is (BH, N, D); O is (BH, D); m_out and d_out are (BH). Launch: grid (BH), any blockDim.x.
+// Layout: X is (BH, N); V is (BH, N, D); O is (BH, D); m_out and l_out are (BH). Launch: grid (BH), any blockDim.x.
 // Every row holds at least one finite score (N >= 1), so m is finite from the first tile on.
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
@@ -15,22 +15,22 @@
 
 // region: setup
 template <int Bc, int D>
-__global__ void online_softmax(const float* X, const float* V, float* O, float* m_out, float* d_out, int N) {
+__global__ void online_softmax(const float* X, const float* V, float* O, float* m_out, float* l_out, int N) {
     int row = blockIdx.x, tid = threadIdx.x;
     X += (long)row*N; V += (long)row*N*D;               // this block's row of scores and its values
-    O += (long)row*D; m_out += row; d_out += row;
+    O += (long)row*D; m_out += row; l_out += row;
 
     // SRAM: one tile of scores and values, and the carries, 4*(Bc + Bc*D + D + 3) bytes
     __shared__ float xi[Bc], vi[Bc][D];
-    __shared__ float m, d, factor, o[D];
+    __shared__ float m, l, factor, o[D];
 
     int T = (N + Bc - 1)/Bc;                              // tiles of the row
     // endregion
 
     // region: init
-    // SRAM, once: m = -inf, d = 0, o = 0
+    // SRAM, once: m = -inf, l = 0, o = 0
     for (int k = tid; k < D; k += blockDim.x) o[k] = 0.f;
-    if (tid == 0) { m = -INFINITY; d = 0.f; }
+    if (tid == 0) { m = -INFINITY; l = 0.f; }
     __syncthreads();  // waits for: the carries set before any thread reads them
     // endregion
 
@@ -49,19 +49,19 @@ __global__ void online_softmax(const float* X, const float* V, float* O, float* 
         if (tid == 0) {
             float m_new = m;
             for (int c = 0; c < cols; c++) m_new = fmaxf(m_new, xi[c]);
-            factor = expf(m - m_new);                   // e^(m_old - m_new); 0 on the first tile, where d = o = 0
+            factor = expf(m - m_new);                   // e^(m_old - m_new); 0 on the first tile, where l = o = 0
             m = m_new;
         }
         // endregion
 
         // region: update
-        // SRAM, thread 0: d_new = d factor + sum_c e^(xi_c - m); xi becomes this tile's weights e^(xi_c - m) / d_new
+        // SRAM, thread 0: l_new = l factor + sum_c e^(xi_c - m); xi becomes this tile's weights e^(xi_c - m) / l_new
         if (tid == 0) {
-            float d_new = d*factor;
-            for (int c = 0; c < cols; c++) { xi[c] = expf(xi[c] - m); d_new += xi[c]; }
-            for (int c = 0; c < cols; c++) xi[c] /= d_new;
-            factor *= d/d_new;                          // o was divided by the old d: o = o d factor / d_new + ...
-            d = d_new;
+            float l_new = l*factor;
+            for (int c = 0; c < cols; c++) { xi[c] = expf(xi[c] - m); l_new += xi[c]; }
+            for (int c = 0; c < cols; c++) xi[c] /= l_new;
+            factor *= l/l_new;                          // o was divided by the old l: o = o l factor / l_new + ...
+            l = l_new;
         }
         __syncthreads();  // waits for: the weights and the factor from thread 0 before every thread uses them
         // ... then every thread rescales its own columns of o and adds the tile's weighted values
@@ -75,9 +75,9 @@ __global__ void online_softmax(const float* X, const float* V, float* O, float* 
     }
 
     // region: write
-    // SRAM -> HBM, once: O = o, already normalized; m and d too, what a combine of several rows' parts would need
+    // SRAM -> HBM, once: O = o, already normalized; m and l too, what a combine of several rows' parts would need
     // (the loop's last __syncthreads() already waited for every column of o)
     for (int k = tid; k < D; k += blockDim.x) O[k] = o[k];
-    if (tid == 0) { *m_out = m; *d_out = d; }
+    if (tid == 0) { *m_out = m; *l_out = l; }
     // endregion
 }

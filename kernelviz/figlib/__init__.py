@@ -24,7 +24,7 @@ as name=value, in loop order, e.g. ``load K,V i=0 j=1``. The pages use:
                   · write O,l,m j=J i=I
     Flash decod.  zoom s=S · load q s=S · load K,V s=S j=J · fill Sij s=S j=J · update m,l,O s=S j=J
                   · write partials s=S · zoom combine · combine m · combine l · combine O · write O
-    Online softm. load x,V i=I · max i=I · update d,o i=I · write O
+    Online softm. load x,V i=I · max i=I · update l,o i=I · write O
 A step's ``at`` holds its loop indices ({"i": 0, "j": 1}); its ``caption`` says what it does in a sentence; its
 ``label`` names it in the step list in words with the tensors' names, as the seed pages do ("block 0 · j = 1 · load
 K1, V1"): a page's bullets keep that label too, and bind by it when a figure has no keys (the seeds' own code).

@@ -1,7 +1,8 @@
 """`kernelviz roofline`: every algorithm's bytes, FLOPs, intensity, bound and lower-bound time on each GPU.
 
 The bytes and FLOPs come from the closed forms (``attention.formulas``, ``attention.flops``), which the tests hold
-equal to what the algorithms count as they run, so any size answers at once: N = 32768 included.
+equal to what the algorithms count as they run; they sum over tiles without visiting them (``formulas.visited_sums``),
+so any size answers at once: N = 10^9 included (sizes may be written 1e9).
 """
 
 import json
@@ -17,12 +18,17 @@ def add_arguments(parser):
 
     parser.add_argument("--N", type=positive, required=True, help="query rows (and keys, unless --N-kv)")
     parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
-    parser.add_argument("--d", type=positive, required=True, help="head dimension")
+    parser.add_argument("--d", type=positive, default=64, help="head dimension (default 64, as trace's)")
     parser.add_argument("--Br", type=positive, default=64, help="query rows per tile (default 64)")
     parser.add_argument("--Bc", type=positive, default=64, help="keys per tile (default 64)")
     parser.add_argument("--splits", type=positive, help="flash decoding: K/V splits (default min(4, tiles))")
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
-    parser.add_argument("--dtype", choices=("float16", "float32"), default="float16", help="storage (default fp16)")
+    parser.add_argument(
+        "--dtype",
+        choices=("float16", "float32", "bfloat16"),
+        default="float16",
+        help="storage (default float16); float32 leaves out fa2-mma and bfloat16 is fa2-mma's alone, as in trace",
+    )
     parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--gpu", choices=sorted(GPUS), action="append", help="a GPU (default: all; repeatable)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
@@ -50,9 +56,13 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
 
 
 def main(args):
-    itemsize = 2 if args.dtype == "float16" else 4
+    itemsize = 4 if args.dtype == "float32" else 2
     rows = table(args.N, args.d, args.Br, args.Bc, args.N_kv, args.causal, itemsize, args.batch_heads, args.splits,
                  args.gpu)  # fmt: skip
+    if args.dtype == "bfloat16":  # the algorithms that take it (runs.DTYPES): tensor cores' fa2-mma alone
+        from kernelviz.attention.runs import storage
+
+        rows = [row for row in rows if _takes(storage, row["algorithm"], args.dtype)]
     if args.json:
         params = dict(N=args.N, N_kv=args.N_kv or args.N, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal,
                       dtype=args.dtype, batch_heads=args.batch_heads)  # fmt: skip
@@ -60,6 +70,14 @@ def main(args):
         return 0
     print(_text(rows, args))
     return 0
+
+
+def _takes(storage, algo, dtype):
+    try:
+        storage(algo, dtype)
+    except ValueError:
+        return False
+    return True
 
 
 def _text(rows, args):
@@ -88,7 +106,8 @@ def _text(rows, args):
 
 
 def _seconds(s):
-    for unit, scale in (("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+    """A time in the unit that reads best: "3.2 ms", "4.1 h", "68.2 days"."""
+    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s / 1e-9:.3g} ns"

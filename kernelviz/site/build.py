@@ -72,26 +72,39 @@ def build(
     limits=None,
     progress=False,
     precompressed=False,
+    on_stage=None,
+    on_page=None,
 ):
     """Build the site of `pages_dir` into `out`. Returns a BuildResult; raises BuildError when the build cannot be
     done, or under `strict` when there is any warning (then `out` is left as it was). `limits`: the editors' time
     and memory limits (``isolated.Limits``; None: the defaults). `progress`: show a bar of the stages on a terminal
     (``kernelviz.progress``; a build takes seconds, mostly running the editors), cleared when it ends.
     `precompressed`: write a NAME.gz beside each text asset for a static host to serve (``precompress``; about a
-    second more; ``kernelviz serve`` compresses as it serves instead)."""
+    second more; ``kernelviz serve`` compresses as it serves instead). `on_stage(name)`, when given, is called as
+    each stage of STAGES starts (``kernelviz build`` logs them where there is no terminal for the bar), and
+    `on_page(page, done, pages)` as each page's editors are done (the bar names the pages done: figures 5/14)."""
     with bar(total=len(STAGES), desc="build", unit="stage", enabled=progress, delay=0) as stages:
-        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages, precompressed)
+        calls = (on_stage, on_page)
+        return _build(pages_dir, Path(out), Path(web_dist), strict, log, limits, stages, precompressed, calls)
 
 
 STAGES = ("parse", "figures", "resolve", "math", "render", "write", "links", "compress")
 
 
-def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=False):
+def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=False, calls=(None, None)):
     started = time.perf_counter()
+    on_stage, on_page = calls
 
     def stage(name):
         stages.n = STAGES.index(name)  # the stages before it are done
         stages.set_postfix_str(name)  # redraws the bar (on a terminal, when progress is on)
+        if on_stage is not None:
+            on_stage(name)
+
+    def page_done(page, done, pages):
+        stages.set_postfix_str(f"figures {done}/{pages} pages")
+        if on_page is not None:
+            on_page(page, done, pages)
 
     diagnostics = Diagnostics(log)
     assets.check_runtime(web_dist)
@@ -100,7 +113,7 @@ def _build(pages_dir, out, web_dist, strict, log, limits, stages, precompressed=
     site = [pages.parse(path, md, diagnostics) for path in pages.collect(pages_dir)]
     context = Context(diagnostics, {p.slug: p for p in site}, nav.entries(site), web_dist=web_dist)
     stage("figures")  # each page's editors run as the browser will run them, to embed the figure (site.figures)
-    scene_files = figures.stage(site, web_dist, diagnostics, limits)
+    scene_files = figures.stage(site, web_dist, diagnostics, limits, page_done)
     explorer_drawn.prerender(site, web_dist)  # the overview's explorer, drawn as the browser draws it
     stage("resolve")
     resolve(site, context)

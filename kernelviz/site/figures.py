@@ -33,10 +33,10 @@ class Figure:
     form: str = ""  # the size form's HTML, on a page with one
 
 
-def stage(site, web_dist, diagnostics, limits=None):
+def stage(site, web_dist, diagnostics, limits=None, on_page=None):
     """The four steps of the module docstring over `site`; returns {path in the site: JSON text} of the size forms'
-    scene files."""
-    run_editors(site, diagnostics, limits)
+    scene files. `on_page(page, done, pages)`: see ``run_editors``."""
+    run_editors(site, diagnostics, limits, on_page)
     for page in site:  # by the browser's own checker: what it would refuse is a warning
         if page.scene is not None and (found := scenes.problem(page.scene, web_dist)):
             line = page.editors[0].first_line if page.editors else None
@@ -60,13 +60,19 @@ def scene_path(page):
     return f"scenes/{page.slug}.json" if page.scene is not None and not page.failure else None
 
 
-def run_editors(site, diagnostics, limits=None):
+def run_editors(site, diagnostics, limits=None, on_page=None):
     """Run each page's editors in order through the runner, isolated (``isolated``: a child process per page, side
     by side, under `limits`), and give the page its Figure. An error is a warning at its line of the page file,
-    naming the editor; the page then shows it where the figure would be (``render``)."""
+    naming the editor; the page then shows it where the figure would be (``render``). `on_page(page, done, pages)`,
+    when given, is called as each page's editors are done (the build's progress, page by page)."""
     with_editors = [page for page in site if page.editors]
     batches = [[Job([Source(e.code, page.file, e.first_line) for e in page.editors])] for page in with_editors]
-    for page, (result,) in zip(with_editors, run_batches(batches, limits), strict=True):
+
+    def done(i):
+        if on_page is not None:
+            on_page(with_editors[i], i + 1, len(with_editors))
+
+    for page, (result,) in zip(with_editors, run_batches(batches, limits, done), strict=True):
         page.figure = Figure(result)
         error = result.error
         if error is None:

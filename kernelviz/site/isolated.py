@@ -94,14 +94,19 @@ class EditorTimeout(Exception):
     """Raised in the running editor when its job reaches the time limit."""
 
 
-def run_batches(batches, limits=None):
+def run_batches(batches, limits=None, on_done=None):
     """Run each batch (a list of Jobs) in a child of its own, side by side. Returns a list of lists of RunResult,
-    in the order given. Never raises for what the editors do."""
+    in the order given. Never raises for what the editors do. `on_done(i)`, when given, is called as batch i's
+    results are in (in order: a build's progress)."""
     limits = limits or Limits()
-    children = []
+    children, results = [], []
     try:
         children += [_Child(batch, limits) for batch in batches]
-        return [child.collect() for child in children]
+        for i, child in enumerate(children):
+            results.append(child.collect())
+            if on_done is not None:
+                on_done(i)
+        return results
     finally:  # also on Ctrl-C in the builder: no child is left running (they are in sessions of their own)
         for child in children:
             child.stop()

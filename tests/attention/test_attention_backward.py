@@ -7,6 +7,8 @@ term made non-negative (the size of what was summed before it cancels: see `magn
 float16 storage, at most twice the error of the standard backward run in float16 (flash-attn's rule for the
 forward), each against the reference on the inputs as stored."""
 
+import importlib
+
 import numpy as np
 import pytest
 from attention_cases import qkv
@@ -184,3 +186,19 @@ def test_bad_input_names_the_argument(args, arg):
     call.update(args)
     with pytest.raises(ValueError, match=f"^{arg}:"):
         flash_attention_2_backward(q, k, v, call["o"], call["do"], call["lse"], **options)
+
+
+@pytest.mark.parametrize(("dtype", "itemsize"), [("float32", 4), ("float16", 2)])
+def test_the_standard_backward_makes_the_passes_over_n_by_n_its_docstring_says(dtype, itemsize):
+    """The N x N_kv traffic the ledger counts, over one N x N_kv tensor's bytes, is the number of passes the module's
+    docstring states (and the backward page, tests/pages/test_pages_backward.py)."""
+    bh, n, n_kv = 2, 10, 12
+    q, k, v = qkv(bh, n, 4, n_kv)
+    ledger = standard_attention_backward(q, k, v, dout(q), Br=4, Bc=5, dtype=dtype).ledger
+    square = bh * n * n_kv * itemsize
+    assert [t for t, size in ledger.tensor_bytes.items() if size == square] == ["P", "dP", "dS"]
+    moved = sum(ledger.per_tensor[t]["read"] + ledger.per_tensor[t]["write"] for t in ("P", "dP", "dS"))
+    passes, rest = divmod(moved, square)
+    assert rest == 0
+    doc = " ".join(importlib.import_module("kernelviz.attention.standard_backward").__doc__.split())
+    assert f"{passes} passes over N * N_kv elements" in doc

@@ -44,11 +44,15 @@ def test_standard_against_itself_is_the_same():
 
 
 def test_sizes_in_binary_units():
-    assert [size(n) for n in (0, 1023, 1024, 1536, 3 * 2**20, 5 * 2**30)] == [
+    assert [size(n) for n in (0, 1023, 1024, 1536, 3 * 2**20, 5 * 2**30, 7 * 2**40, 2**50, 3 * 2**60, 2**70)] == [
         "0 B",
         "1023 B",
         "1.0 KiB",
         "1.5 KiB",
         "3.0 MiB",
         "5.0 GiB",
+        "7.0 TiB",
+        "1.0 PiB",
+        "3.0 EiB",
+        "1024.0 EiB",
     ]

@@ -161,7 +161,7 @@ def read_panel(page):
         "maxDiff": num(shown["foot"][0][4]),
         "oStandard": num(shown["foot"][1][2]),
         "oOnePass": num(shown["foot"][1][3]),
-        "tiles": [dict(zip(("tileMax", "mOld", "mNew", "factor", "d"), map(num, r[1:]), strict=True)) for r in rescale],
+        "tiles": [dict(zip(("tileMax", "mOld", "mNew", "factor", "l"), map(num, r[1:]), strict=True)) for r in rescale],
         "large": col(overflow, 1),
         "overflow": {
             "float32": {"naive": col(overflow, 2), "safe": col(overflow, 3)},

@@ -1,17 +1,22 @@
 """The overview page's attention memory path explorer, in Chromium, on the page `kernelviz build` makes of
-pages/overview.md: metrics equal the Python formulas, every control round-trips through the URL, the over-budget
-status names the tile, the float32 softmax check agrees to 1e-6, and nothing is requested outside 127.0.0.1."""
+pages/overview.md: metrics equal the Python formulas and sums by hand (the HBM traffic ratio flat in N beside the
+memory ratio that grows; shared memory and registers apart), every control round-trips through the URL, the
+over-budget status names the tile, the float32 softmax check agrees to 1e-6, and nothing is requested outside
+127.0.0.1."""
 
+import re
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import numpy as np
 import pytest
 
-from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
+from kernelviz.attention import flash_attention_2, formulas
+from kernelviz.cuda import kernels
 
 ITEMSIZE = {"float32": 4, "float16": 2, "bfloat16": 2}
 LEDGER_DTYPE = {"float32": "float32", "float16": "float16", "bfloat16": "float16"}  # same bytes per element
 BUDGET = {"a100": 163 * 1024, "h100": 227 * 1024}  # the per-block shared memory ceilings (CUDA guide, cc 8.0/9.0)
+REGISTER_FILE = 65536 * 4  # 64K 32-bit registers a block may have (CUDA guide, cc 5.0 to 9.0)
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +36,25 @@ def open_explorer(page, site, **fields):
     return page
 
 
-def metric(page, name):
-    return int(page.locator(f'[data-metric="{name}"]').get_attribute("data-value"))
+def metric(page, name, kind=int):
+    return kind(page.locator(f'[data-metric="{name}"]').get_attribute("data-value"))
+
+
+def shared_tiles(Br, Bc, d, dtype):
+    """The tiles a real FA2 kernel stages in shared memory, by hand: Qi, Kj, Vj in the storage dtype, in order."""
+    s = ITEMSIZE[dtype]
+    return {"Qi": Br * d * s, "Kj": Bc * d * s, "Vj": Bc * d * s}
+
+
+def register_bytes(Br, Bc, d):
+    """What it keeps in registers, by hand: Sij and Oi in float32, and mi, li, one float32 a row each."""
+    return 4 * (Br * Bc + Br * d + 2 * Br)
+
+
+def memory(N, d, dtype):
+    """{standard, fa2}: HBM bytes each allocates, by hand: Q, K, V, O (N x d) + S, P (N x N); + L (N float32)."""
+    s = ITEMSIZE[dtype]
+    return {"standard": 4 * N * d * s + 2 * N * N * s, "fa2": 4 * N * d * s + 4 * N}
 
 
 def query(page):
@@ -76,8 +98,43 @@ def test_metrics_equal_the_python_formulas(page, site, case):
     assert metric(page, "hbm_standard") == formulas.total(formulas.standard(N, d, Br, Bc, causal=causal, itemsize=s))
     assert metric(page, "hbm_fa2") == formulas.total(formulas.fa2(N, d, Br, Bc, causal=causal, itemsize=s))
     assert metric(page, "hbm_compulsory") == formulas.total(formulas.compulsory(N, d, itemsize=s))
-    assert metric(page, "sram_block") == sum(fa2_block_sram(Br, Bc, d, case["dtype"]).values())
+    tiles = fa2_block_sram(Br, Bc, d, case["dtype"])  # the teaching model's tiles, all in one memory
+    assert metric(page, "shared_block") == tiles["Qi"] + tiles["Kj"] + tiles["Vj"] == (Br + 2 * Bc) * d * s
+    assert metric(page, "registers_block") == tiles["Sij"] + tiles["Oi"] + tiles["mi"] + tiles["li"]
+    assert metric(page, "registers_block") == register_bytes(Br, Bc, d)
+    held = memory(N, d, case["dtype"])
+    assert metric(page, "memory_standard") == held["standard"]
+    assert metric(page, "memory_fa2") == held["fa2"]
+    assert metric(page, "memory_ratio", float) == pytest.approx(held["standard"] / held["fa2"], rel=1e-12)
+    moved = metric(page, "hbm_standard") / metric(page, "hbm_fa2")
+    assert metric(page, "hbm_ratio", float) == pytest.approx(moved, rel=1e-12)
     assert page.errors == []
+
+
+def test_the_traffic_ratio_stays_flat_while_the_memory_ratio_grows(page, site):
+    """d = 64, tiles of 64, float16: standard attention moves 2.8x FA2's bytes at N = 512 and 3x from 4K on (the
+    limit 1 + 2 Br / d = 3), while the memory it allocates grows from 5x to about 1,000x FA2's."""
+    shown = {}
+    for N in (512, 4096, 32768, 131072):
+        open_explorer(page, site, N=N, d=64, Br=64, Bc=64, dtype="float16", causal="0")
+        std = formulas.total(formulas.standard(N, 64, 64, 64, itemsize=2))
+        fa2 = formulas.total(formulas.fa2(N, 64, 64, 64, itemsize=2))
+        moved = metric(page, "hbm_ratio", float)
+        assert moved == pytest.approx(std / fa2, rel=1e-12)
+        held = memory(N, 64, "float16")
+        kept = metric(page, "memory_ratio", float)
+        assert kept == pytest.approx(held["standard"] / held["fa2"], rel=1e-12)
+        notes = page.locator('[data-metric="hbm_ratio"]').inner_text(), page.locator('[data-metric="memory_ratio"]')
+        shown[N] = (moved, kept, notes[0], notes[1].inner_text())
+    moved = [round(shown[N][0], 1) for N in shown]
+    assert moved == [2.8, 3.0, 3.0, 3.0]
+    assert shown[512][2].startswith("Flash Attention 2 moves 2.8× less") and "tends to 3×" in shown[512][2]
+    assert shown[131072][2].startswith("Flash Attention 2 moves 3× less")
+    kept = [shown[N][1] for N in shown]
+    assert kept == sorted(kept) and kept[0] < 10 < 900 < kept[-1]
+    # 128K: 64 MiB + 64 GiB against 64 MiB + 512 KiB
+    assert round(kept[-1]) == round((2**26 + 2**36) / (2**26 + 2**19)) == 1017
+    assert shown[131072][3].startswith("Standard attention allocates 1017× the memory of Flash Attention 2")
 
 
 def test_metrics_follow_the_controls(page, site):
@@ -186,12 +243,14 @@ def test_values_the_explorer_cannot_show_are_corrected_and_the_page_says_so(page
     assert page.locator(".kvx-corrected").count() == 0
 
 
-def over_budget_tiles(Br, Bc, d, dtype, budget):
-    """The tiles the Python ledger says do not fit, in its order (its SramBudgetError names them)."""
-    with pytest.raises(SramBudgetError) as error:
-        fa2_block_sram(Br, Bc, d, dtype, budget)
-    named = str(error.value).split("do not:")[1]
-    return [part.strip().split(" ")[0] for part in named.split(",")]
+def past(tiles, limit):
+    """The tiles that do not fit `limit` bytes, by hand: placed in order, the first past it and all after it."""
+    over, used = [], 0
+    for name, size in tiles.items():
+        used += size
+        if used > limit or over:
+            over.append(name)
+    return over
 
 
 @pytest.mark.parametrize(
@@ -207,18 +266,40 @@ def over_budget_tiles(Br, Bc, d, dtype, budget):
 def test_the_over_budget_status_names_the_tile(page, site, fields):
     open_explorer(page, site, **fields)
     budget = BUDGET.get(fields["sram"]) or int(fields["sram"]) * 1024
-    over = over_budget_tiles(fields["Br"], fields["Bc"], fields["d"], fields["dtype"], budget)
+    Br, Bc, d = fields["Br"], fields["Bc"], fields["d"]
+    over = past(shared_tiles(Br, Bc, d, fields["dtype"]), budget)
+    assert over
     status = page.locator(".kvx-status").inner_text()
     assert status.startswith(f"Over budget: {over[0]} (")
     assert "does not fit" in status
     for name in over:
         assert page.locator(f'[data-sram="{name}"]').get_attribute("data-look") == "over"
+    registers = {"Sij": 4 * Br * Bc, "Oi": 4 * Br * d, "mi": 4 * Br, "li": 4 * Br}
+    spilled = past(registers, REGISTER_FILE)  # the register tiles answer to the register file, not the budget
+    for name in registers:
+        look = page.locator(f'[data-sram="{name}"]').get_attribute("data-look")
+        assert look == ("over" if name in spilled else "sram"), name
+
+
+def test_register_tiles_past_the_register_file_are_named_apart_from_shared_memory(page, site):
+    fields = dict(d=64, Br=256, Bc=256, dtype="float16", sram="h100")
+    assert sum(shared_tiles(256, 256, 64, "float16").values()) <= BUDGET["h100"]  # 96 KiB: fits
+    assert register_bytes(256, 256, 64) > REGISTER_FILE  # 322 KiB of S, O, m, l: does not
+    open_explorer(page, site, **fields)
+    status = page.locator(".kvx-status").inner_text()
+    assert status.startswith("Over the register file: Sij, Oi, mi, li need 322 KiB of registers")
+    assert page.locator('[data-metric="registers_block"]').get_attribute("data-fits") == "false"
+    assert page.locator('[data-metric="shared_block"]').get_attribute("data-fits") == "true"
 
 
 def test_a_block_that_fits_says_the_score_matrix_is_not_resident(page, site):
     open_explorer(page, site, d=64, Br=64, Bc=64, dtype="float16", sram="a100")
-    assert sum(fa2_block_sram(64, 64, 64, "float16", BUDGET["a100"]).values()) <= BUDGET["a100"]
-    assert page.locator(".kvx-status").inner_text().startswith("Ready: global score matrix is not resident")
+    assert metric(page, "shared_block") == 3 * 64 * 64 * 2 == 24576  # 24 KiB of Q, K, V tiles
+    assert metric(page, "registers_block") == 64 * 64 * 4 * 2 + 2 * 64 * 4 == 33280  # S, O, m, l: 32.5 KiB
+    status = page.locator(".kvx-status").inner_text()
+    assert status.startswith("Ready: global score matrix is not resident; one score tile Sij (16 KiB) is, in registers")
+    assert page.locator('[data-metric="shared_block"] .kvx-big').inner_text() == "24 KiB of 163 KiB"
+    assert page.locator('[data-metric="registers_block"] .kvx-big').inner_text() == "32.5 KiB or more"
     assert page.locator('[data-look="over"]').count() == 0
 
 
@@ -413,3 +494,30 @@ def test_the_explorer_paints_with_the_site_palette_in_either_theme(browser, site
     literal += "(e.getAttribute('fill') || '') + (e.getAttribute('stroke') || ''))).length"
     assert page.evaluate(literal) == 0  # no hex colour written into the drawing
     context.close()
+
+
+def test_the_page_splits_shared_memory_from_registers_with_the_explorers_numbers(page, site):
+    """The overview's sentence at d = 64, 64 x 64 tiles, float16: the tiles' shared memory and the registers, by
+    hand and as the explorer shows them, and what the tensor-core kernel declares (its rows padded by 8)."""
+    open_explorer(page, site, d=64, Br=64, Bc=64, dtype="float16")
+    shared, registers = metric(page, "shared_block"), metric(page, "registers_block")
+    assert shared == (64 + 2 * 64) * 64 * 2 and registers == register_bytes(64, 64, 64)
+    declared = kernels.shared_memory("fa2-mma", dict(N=64, d=64, Br=64, Bc=64))["fa2_mma"]
+    assert declared == 2 * (64 + 2 * 64) * (64 + 8) == shared + (64 + 2 * 64) * 8 * 2
+    text = " ".join(page.locator("main").inner_text().split())
+    assert f"that is {shared:,} bytes (24 KiB) of shared memory and {registers:,} bytes (32.5 KiB) of registers" in text
+    assert f"at the same sizes, declares {declared:,} bytes of shared memory" in text
+    assert "pull away" not in text  # the traffic ratio does not grow with N: the page says so
+    assert 'the "bytes moved" ratio goes from 2.8 to 3 and stays there' in text
+
+
+@pytest.mark.parametrize("name", ["flash-attention-1", "flash-attention-2"])
+def test_the_teaching_kernels_pages_say_where_s_o_m_l_really_live(built_site, name):
+    """Their kernels keep S, O, m, l in shared memory for clarity: the pages say so and link to the tensor-core page,
+    where they live in registers; the FA2 page no longer says the traffic gap grows with N."""
+    html = (built_site / f"{name}.html").read_text()
+    text = " ".join(re.sub(r"<[^>]+>", " ", html).split())
+    assert re.search(r"for clarity.{0,200}in shared memory|in shared memory for clarity", text, re.I), name
+    assert re.search(r"registers of the warps that own their rows", text)
+    assert 'href="flash-attention-2-tensor-cores.html"' in html
+    assert "gap grows with" not in text

@@ -2,7 +2,8 @@
 
 web/src/explorer/formulas.js ports kernelviz/attention/formulas.py function by function, and
 web/src/explorer/sram.js ports the FA2 block's SRAM tiles and the ledger's fit rule. Here node runs the JS on a
-dense grid plus a seeded random sample of settings, and every answer must equal Python's exactly.
+dense grid plus a seeded random sample of settings, and every answer must equal Python's exactly. sram.js's split
+(shared memory, registers) and footprint.js's memory and traffic limit are held to sums by hand and to the Python.
 """
 
 import inspect
@@ -15,9 +16,10 @@ import pytest
 from explorer_node import run_js
 
 from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
+from kernelviz.cuda import kernels
 
 CALLS = """
-const mods = { ...(await load('formulas')), ...(await load('sram')) };
+const mods = { ...(await load('formulas')), ...(await load('sram')), ...(await load('footprint')) };
 console.log(JSON.stringify(input.map(([fn, args]) => mods[fn](...args))));
 """
 
@@ -171,3 +173,58 @@ def test_the_tile_that_does_not_fit_matches_the_ledger(budget_kib):
             assert got["fits"] and got["over"] == [], (Br, Bc, d, dt)
     if budget_kib <= 48:
         assert seen_over > 0  # the small budgets exercise the error path
+
+
+SPLIT_SHAPES = list(itertools.product([16, 64, 128], [16, 64, 256], [32, 64, 128], [2, 4]))  # Br, Bc, d, itemsize
+
+
+def test_the_split_puts_q_k_v_in_shared_memory_and_the_rest_in_registers():
+    js = run_calls([("fa2_split", [Br, Bc, d, s]) for Br, Bc, d, s in SPLIT_SHAPES])
+    for (Br, Bc, d, s), got in zip(SPLIT_SHAPES, js, strict=True):
+        assert list(got["shared"]) == ["Qi", "Kj", "Vj"]
+        assert list(got["registers"]) == ["Sij", "Oi", "mi", "li"]
+        assert sum(got["shared"].values()) == (Br + 2 * Bc) * d * s  # the tiles in the storage dtype
+        assert sum(got["registers"].values()) == 4 * (Br * Bc + Br * d + 2 * Br)  # float32 accumulators, m, l
+        ledger = fa2_ledger_sram(Br, Bc, d, "float16" if s == 2 else "float32")
+        assert {**got["shared"], **got["registers"]} == ledger  # the same tiles as the teaching model, split
+
+
+def test_the_tensor_core_kernel_declares_the_shared_tiles_padded_by_8_elements_a_row():
+    # At the overview's sizes (d = 64, 64 x 64 tiles, float16): Q, K, V tiles 3 * 64 * 64 * 2 = 24,576 bytes; the
+    # kernel pads each of their 64 + 2 * 64 rows by 8 elements of 2 bytes: 27,648 bytes.
+    (got,) = run_calls([("fa2_split", [64, 64, 64, 2])])
+    assert sum(got["shared"].values()) == 3 * 64 * 64 * 2 == 24576
+    assert sum(got["registers"].values()) == 64 * 64 * 4 + 64 * 64 * 4 + 2 * 64 * 4 == 33280
+    declared = kernels.shared_memory("fa2-mma", dict(N=64, d=64, Br=64, Bc=64))["fa2_mma"]
+    assert declared == 24576 + (64 + 2 * 64) * 8 * 2 == 27648
+
+
+FOOTPRINT_SHAPES = [(64, 32, 4), (1000, 64, 2), (4096, 64, 2), (131072, 64, 2), (131072, 256, 4)]
+
+
+def test_the_memory_each_allocates_grows_apart_with_n():
+    js = run_calls([("hbm_footprint", [N, d, s]) for N, d, s in FOOTPRINT_SHAPES])
+    for (N, d, s), got in zip(FOOTPRINT_SHAPES, js, strict=True):
+        tensors = formulas.total(formulas.compulsory(N, d, itemsize=s))  # Q, K, V read once, O written once: 4 N d s
+        assert tensors == 4 * N * d * s
+        assert got == {"standard": tensors + 2 * formulas.score_matrix_bytes(N, itemsize=s), "fa2": tensors + 4 * N}
+    # 128K tokens, d = 64, float16: Q, K, V, O 64 MiB; S and P 32 GiB each
+    assert js[3] == {"standard": 64 * 2**20 + 64 * 2**30, "fa2": 64 * 2**20 + 512 * 2**10}
+    ratios = [got["standard"] / got["fa2"] for got in js[1:4]]
+    assert ratios == sorted(ratios) and ratios[-1] > 500  # d = 64: grows with N
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_the_traffic_ratio_tends_to_a_constant(causal):
+    shapes = [(64, 64, 64), (128, 32, 64), (16, 128, 256), (32, 256, 96)]  # Br, Bc, d
+    js = run_calls([("traffic_ratio_limit", [Br, d, causal]) for Br, Bc, d in shapes])
+    for (Br, Bc, d), limit in zip(shapes, js, strict=True):
+
+        def moved(N, Br=Br, Bc=Bc, d=d):
+            std = formulas.total(formulas.standard(N, d, Br, Bc, causal=causal, itemsize=2))
+            return std / formulas.total(formulas.fa2(N, d, Br, Bc, causal=causal, itemsize=2))
+
+        near = [moved(N) for N in (4096, 32768, 2**20)]
+        assert near == sorted(near), (Br, Bc, d)  # it rises towards the limit
+        assert abs(near[-1] - limit) < 1e-3 * limit, (Br, Bc, d, near, limit)
+        assert abs(moved(512) - limit) < 0.45 * limit  # and is near it already at N = 512, not growing with N

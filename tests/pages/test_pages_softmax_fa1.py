@@ -361,15 +361,15 @@ def panel_numbers(seed, n, b, scale, large):
             d = _sum(e, dt)
             return np.array([dt(t / d) for t in e])
 
-        m, d, tiles = -np.inf, f32(0), []
+        m, den, tiles = -np.inf, f32(0), []  # den: the running denominator, the page's l
         for start in range(0, n, b):
             part = x[start : start + b]
             m_new = max(m, part.max())
             factor = np.exp(f32(m - m_new))
-            d = f32(f32(d * factor) + _sum([np.exp(f32(t - m_new)) for t in part], f32))
-            tiles.append({"tileMax": part.max(), "mOld": m, "mNew": m_new, "factor": factor, "d": d})
+            den = f32(f32(den * factor) + _sum([np.exp(f32(t - m_new)) for t in part], f32))
+            tiles.append({"tileMax": part.max(), "mOld": m, "mNew": m_new, "factor": factor, "l": den})
             m = m_new
-        online = np.array([f32(np.exp(f32(t - m)) / d) for t in x])
+        online = np.array([f32(np.exp(f32(t - m)) / den) for t in x])
         standard = safe(x, f32)
         big = {dt: np.array(panel_row(seed, n, large)[0]).astype(dt) for dt in (np.float32, np.float16)}
         overflow = {
@@ -407,7 +407,7 @@ def check_panel(js, want):
     assert js["maxDiff"] < 1e-6 * max(want["standard"])
     assert js["oStandard"] == pytest.approx(want["o"], abs=1e-5)
     assert js["oOnePass"] == pytest.approx(want["o"], abs=1e-5)
-    for key in ("tileMax", "mOld", "mNew", "factor", "d"):
+    for key in ("tileMax", "mOld", "mNew", "factor", "l"):
         assert_same([t[key] for t in js["tiles"]], [t[key] for t in want["tiles"]], 2e-6)
     assert_same(js["large"], want["large"], 1e-7)
     for name, rel in (("float32", 2e-6), ("float16", 2e-3)):

@@ -81,3 +81,28 @@ def test_trace_gpu_of_a_paged_batch_comes_from_its_ledger(capsys):
     assert "on h200:" in run(capsys, *argv, "--d", "8", "--gpu", "h200")
     assert main([*argv, "--gpu", "tpu"]) == 2
     assert "got 'tpu'" in capsys.readouterr().err
+
+
+def test_roofline_answers_at_a_billion_rows_from_the_closed_forms(capsys, monkeypatch):
+    """N = 1e9 (scientific notation reads as the whole number): nothing walks the tiles (tiles_visited would raise),
+    and fa2's FLOPs are the textbook 4 N^2 d, its bytes the closed form's in fp16."""
+
+    def walked(*args, **kwargs):
+        raise AssertionError("the roofline walked the tiles")
+
+    monkeypatch.setattr(formulas, "tiles_visited", walked)
+    report = json.loads(run(capsys, "roofline", "--N", "1e9", "--d", "64", "--gpu", "h100", "--json"))
+    N = 10**9
+    assert report["params"]["N"] == N
+    fa2 = next(row for row in report["algorithms"] if row["algorithm"] == "fa2")
+    assert fa2["flops"]["matmul"] == 4 * N * N * 64
+    assert fa2["bytes"] == formulas.total(formulas.fa2(N, 64, 64, 64, itemsize=2))
+    text = run(capsys, "roofline", "--N", "1e9", "--d", "64", "--gpu", "h100")
+    assert "3.5 EiB" in text and "days" in text  # K, V read N / 64 times: 4e18 B = 3.47 EiB
+
+
+@pytest.mark.parametrize("bad", ["1.5", "1e-3", "0", "-2", "inf", "nan", "1e400", "ten"])
+def test_sizes_refuse_what_is_not_a_whole_number(capsys, bad):
+    with pytest.raises(SystemExit) as e:
+        main(["roofline", "--N", bad, "--d", "64"])
+    assert e.value.code == 2 and f"argument --N: invalid positive integer value: '{bad}'" in capsys.readouterr().err

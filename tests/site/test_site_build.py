@@ -388,3 +388,36 @@ def test_unpaired_dollars_are_warnings_naming_the_line_and_fail_strict(build_sit
     ]
     with pytest.raises(BuildError, match=r"d.md:\d+: unpaired \$"):
         build_site({"d.md": source}, strict=True)
+
+
+def test_a_control_character_in_math_is_a_warning_naming_its_line_and_the_swallowed_escape(build_site):
+    # What a non-raw Python string makes of "\times", "\frac", "\vec" and "\beta": TAB, form feed, VT, backspace
+    source = page("Fine $x$.\n\nThe $g \times$ scores,\n\n$$\na\n= \frac{1}{2} \vec{v}\n$$\n\nand $\beta$.\n")
+    result, _ = build_site({"t.md": source})
+
+    def line(text, needle):  # lines end at "\n" alone, as Markdown counts them (str.splitlines also breaks at \f, \v)
+        return next(n for n, at in enumerate(text.split("\n"), 1) if needle in at)
+
+    control = [w for w in result.warnings if "control character" in w.message]
+    assert [(w.file.endswith("t.md"), w.line) for w in control] == [
+        (True, line(source, "scores")),
+        (True, line(source, "= ")),  # the formula's second line, not the $$ line
+        (True, line(source, "= ")),
+        (True, line(source, "and $")),
+    ]
+    assert [w.message.split(",")[0] for w in control] == [
+        "control character U+0009 (TAB): an escape swallowed by a non-raw string? write \\times",
+        "control character U+000C (form feed): an escape swallowed by a non-raw string? write \\frac",
+        "control character U+000B (vertical tab): an escape swallowed by a non-raw string? write \\vec",
+        "control character U+0008 (backspace): an escape swallowed by a non-raw string? write \\beta",
+    ]
+    assert "in the formula $g <U+0009>imes$" in control[0].message
+    with pytest.raises(BuildError, match=r"t.md:\d+: control character U\+0009"):
+        build_site({"t.md": source}, strict=True)
+
+
+def test_a_c1_control_in_math_is_a_warning_and_a_tab_outside_math_is_not(build_site, line):
+    source = page("Code:\n\n```text\na\tb\n```\n\nText\twith a tab, then $a\x85b$.\n")
+    result, _ = build_site({"c.md": source})
+    (w,) = [w for w in result.warnings if "control character" in w.message]
+    assert w.line == line(source, "Text") and w.message.startswith("control character U+0085,")

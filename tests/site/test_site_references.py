@@ -71,7 +71,7 @@ def test_every_known_source_is_a_well_formed_https_link(key):
         ("flash-attention-1", {"fa1", "online-softmax"}),
         ("flash-attention-2", {"fa1", "fa2", "online-softmax"}),
         ("flash-decoding", {"flash-decoding", "fa2"}),
-        ("flash-attention-2-backward", {"fa1", "fa2", "triton-attention", "flash-attn"}),
+        ("flash-attention-2-backward", {"fa1", "fa2", "triton-attention", "flash-attn", "fermi"}),
         ("paged-decoding", {"paged-attention", "gqa", "mqa", "flashinfer", "llama3"}),
     ],
 )

@@ -65,6 +65,15 @@ def test_the_bars_are_the_tiles_each_block_visits(build_site):
         ('```tiles-per-block full="std" masked="masked"\n```', "full='std' is not an fa1 or fa2 run"),
         ('```tiles-per-block full="short" masked="masked"\n```', "the runs have 2 and 5 blocks; give both one N"),
         ('```tiles-per-block full="full" masked="masked"\n{{ trace.full.nope }}\n```', "{{ trace.full.nope }}"),
+        (
+            '```tiles-per-block full="full" masked="masked" colour="red"\n```',
+            'tiles-per-block: unknown attribute \'colour\'; expected full="NAME" and masked="NAME"',
+        ),
+        ('```tiles-per-block full="full" masked="masked" wide\n```', "unknown attribute 'wide'"),
+        (
+            '```tiles-per-block full="short" masked="masked" full="full"\n```',
+            "tiles-per-block: full is given 2 times ('short', then 'full'); give it once",
+        ),
     ],
 )
 def test_a_chart_that_cannot_be_drawn_is_a_warning_at_its_fence(build_site, line, fence, message):
@@ -86,3 +95,12 @@ def test_the_chart_refuses_series_it_cannot_draw():
         bars_svg.chart(series, ident="c", title="t", desc="d", x_label="x", y_label="y")
     with pytest.raises(ValueError, match="series 'a' has a negative value"):
         bars_svg.chart([bars_svg.Series("a", "A", [1, -2])], ident="c", title="t", desc="d", x_label="x", y_label="y")
+
+
+def test_fence_info_names_what_is_given_twice():
+    from kernelviz.site.extensions import fence_info
+
+    info = "tiles-per-block full=\"a\" masked=b full='c' full=d"
+    assert fence_info.parse(info) == ("tiles-per-block", {"full": "d", "masked": "b"}, "")
+    assert fence_info.repeated(info) == {"full": ["a", "c", "d"]}
+    assert fence_info.repeated('cuda cite="x.cu#r"') == {}

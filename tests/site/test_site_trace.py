@@ -184,18 +184,46 @@ def test_old_size_names_warn_naming_the_new_ones(build_site, line):
 
 
 def test_a_trace_too_large_for_memory_is_a_warning_at_its_line(build_site, monkeypatch):
-    """At N = 16384 standard attention (run for the ratio) holds N x N scores, gigabytes, where fa2 needs megabytes:
-    the estimate says so before anything is allocated (the machine here is said to have 1 GiB)."""
+    """At N = 16384 standard attention holds N x N scores, gigabytes: the estimate says so before anything is
+    allocated (the machine here is said to have 1 GiB), naming the page's algorithm and what to write instead."""
     from kernelviz.attention import footprint
 
     monkeypatch.setattr(footprint, "available", lambda *a, **k: 1 << 30)
-    spec = "{algo: fa2, N: 16384, d: 64, Br: 64, Bc: 64}"
+    spec = "{algo: standard, N: 16384, d: 64, Br: 64, Bc: 64}"
     page = f"---\ntitle: B\nnav: 1\ntrace: {spec}\n---\n{{{{ trace.Tr }}}}\n"
     result, _ = build_site({"b.md": page})
     (w,) = result.warnings
     assert w.line == 4, w
     assert "trace: standard at N=16384 N_kv=16384 d=64 needs about" in w.message
-    assert "and 1.0 GiB is available: choose a smaller N" in w.message
+    assert "and 1.0 GiB is available: add closed_form: true to the trace's sizes" in w.message
+
+
+def test_the_baseline_of_a_ratio_is_never_run(build_site, monkeypatch):
+    """fa2's ratio_standard takes standard attention's bytes from the closed form: only fa2 runs (a page's fa2 at
+    N = 200000 was refused because the standard baseline would need 320.7 GiB)."""
+    from kernelviz import attention
+
+    ran, real = [], attention.run
+    monkeypatch.setattr(attention, "run", lambda algo, **kw: ran.append(algo) or real(algo, **kw))
+    page = (
+        "---\ntitle: R\ntrace: {algo: fa2, N: 12, d: 4, Br: 4, Bc: 4, causal: true}\n---\n{{ trace.ratio_standard }}\n"
+    )
+    result, out = build_site({"r.md": page})
+    assert result.warnings == [] and ran == ["fa2"]
+    expected = formulas.total(formulas.standard(12, 4, 4, 4)) / formulas.total(formulas.fa2(12, 4, 4, 4, causal=True))
+    assert spans((out / "r.html").read_text()) == {"trace.ratio_standard": trace.format_number(expected)}
+
+
+def test_a_trace_too_long_to_run_names_its_algorithm_and_closed_form(build_site, monkeypatch):
+    from kernelviz import attention
+
+    monkeypatch.setattr(attention, "run", lambda *a, **k: pytest.fail("the trace ran"))
+    monkeypatch.setattr(attention.footprint, "available", lambda *a, **k: 1 << 50)  # time, not memory, is the reason
+    page = "---\ntitle: L\ntrace: {algo: fa2, N: 200000, d: 64, Br: 64, Bc: 64}\n---\n{{ trace.Tr }}\n"
+    result, _ = build_site({"l.md": page})
+    (w,) = result.warnings
+    assert w.line == 3 and w.message.startswith("trace: fa2 at N=200000 N_kv=200000 d=64 computes 9,765,625 tile")
+    assert " standard at" not in w.message and "add closed_form: true" in w.message
 
 
 @pytest.mark.parametrize("algo", ["fa1", "fa2"])

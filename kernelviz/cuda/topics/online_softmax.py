@@ -1,6 +1,6 @@
 """Online softmax (online_softmax.cu): one block per row (grid (BH,), tiles (1, Bc)) reads X (BH, N), one row of
 scores per (batch·head), and V (BH, N, D), and writes O = softmax(x) V (BH, D) with the running max m_out and sum
-d_out. verify holds O and m + log d to TOL against `softmax_fp64` (its logsumexp), with X spread like attention's
+l_out. verify holds O and m + log l to TOL against `softmax_fp64` (its logsumexp), with X spread like attention's
 scores at d = 1 (standard normal, times 3)."""
 
 import numpy as np
@@ -32,7 +32,7 @@ def verify_inputs(bh, n, d, decode, seed, causal, n_kv, dtype):
 
 def error(out, arrays, causal):
     o_ref, lse_ref = softmax_fp64(*arrays)
-    lse = out["m_out"].astype(np.float64) + np.log(out["d_out"].astype(np.float64))
+    lse = out["m_out"].astype(np.float64) + np.log(out["l_out"].astype(np.float64))
     return max(rel_err(out["O"], o_ref), lse_err(lse, lse_ref))
 
 
@@ -43,8 +43,8 @@ KERNEL = Kernel(
     shared_bytes=lambda tiles, d: [4 * (tiles[1] + tiles[1] * d + d + 3)],
     launches=launches,
     inputs=lambda bh, n, d, n_kv: {"X": (bh, n), "V": (bh, n, d)},
-    outputs=lambda bh, n, d, n_splits, tiles: {"O": (bh, d), "m_out": (bh,), "d_out": (bh,)},
-    arguments=lambda n, scale, causal, n_splits, n_kv, kv_heads, bc: [("X", "V", "O", "m_out", "d_out", np.int32(n))],
+    outputs=lambda bh, n, d, n_splits, tiles: {"O": (bh, d), "m_out": (bh,), "l_out": (bh,)},
+    arguments=lambda n, scale, causal, n_splits, n_kv, kv_heads, bc: [("X", "V", "O", "m_out", "l_out", np.int32(n))],
     shared_formula="4*(Bc + Bc*D + D + 3)",
     error=error,
     verify_inputs=verify_inputs,

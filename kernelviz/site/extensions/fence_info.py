@@ -2,7 +2,8 @@
 
     parse('cuda cite="fa2.cu#load_kv" step="block 0 · j = 0"') == ("cuda", {"cite": "fa2.cu#load_kv", "step": ...})
 
-Values may be double- or single-quoted, or bare words. Anything else is reported in the third element.
+Values may be double- or single-quoted, or bare words. Anything else is reported in the third element. An
+attribute given twice keeps its last value in ``parse``; ``repeated(info)`` names those, for a fence to warn.
 ``fences(tokens, language)`` finds a page's fences of one language, numbered (the figures drawn at build time).
 """
 
@@ -25,8 +26,19 @@ def fences(tokens, language):
 
 def parse(info):
     """(language, {key: value}, leftover text or '') of a fence's info string."""
+    lang, attrs, leftover, _ = _scan(info)
+    return lang, attrs, leftover
+
+
+def repeated(info):
+    """{key: [values, in order]} of the attributes a fence's info string gives more than once."""
+    return {key: values for key, values in _scan(info)[3].items() if len(values) > 1}
+
+
+def _scan(info):
+    """(language, {key: last value}, leftover, {key: [every value]})."""
     lang, _, rest = info.strip().partition(" ")
-    attrs, pos, leftover = {}, 0, []
+    attrs, pos, leftover, every = {}, 0, [], {}
     while pos < len(rest):
         m = _ATTR.match(rest, pos)
         if not m:
@@ -36,5 +48,6 @@ def parse(info):
             pos = nxt
             continue
         attrs[m.group(1)] = next(g for g in m.groups()[1:] if g is not None)
+        every.setdefault(m.group(1), []).append(attrs[m.group(1)])
         pos = m.end()
-    return lang, attrs, " ".join(x for x in leftover if x)
+    return lang, attrs, " ".join(x for x in leftover if x), every

@@ -6,9 +6,14 @@ hands the results back (``apply``); a formula Temml rejects is a warning naming 
 its source.
 A ``$`` or ``$$`` left unpaired in a paragraph (a formula that never closes) is a warning naming the page and line;
 an escaped ``\\$`` and a price (``$`` before a digit) are text.
+A control character in a formula (any but the line break: a TAB, a form feed, a NUL, a C1 control) is a warning
+naming the page and the line it is on: Temml takes a TAB for a space, so ``\\times`` read through a non-raw Python
+string typesets as "g imes" without a complaint. The warning names the escape that probably swallowed it (``\\t``
+in ``\\times``, ``\\f`` in ``\\frac``, ``\\b`` in ``\\beta``, ``\\v`` in ``\\vec``).
 """
 
 import re
+import unicodedata
 
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -67,8 +72,44 @@ def tex_of(token):
     return token.content.strip(), DISPLAY[token.type]
 
 
+# The control characters that a Python string literal makes of a backslash and a letter: "\\times" -> TAB + "imes"
+SWALLOWED = {"\a": "a", "\b": "b", "\t": "t", "\v": "v", "\f": "f", "\r": "r"}
+
+
+def control_characters(tex):
+    """[(offset, message)] for each control character of `tex` (a formula's source), the line break aside."""
+    found = []
+    for offset, ch in enumerate(tex):
+        if ch == "\n" or unicodedata.category(ch) != "Cc":
+            continue
+        name = {"\t": "TAB", "\f": "form feed", "\b": "backspace", "\v": "vertical tab", "\0": "NUL"}.get(ch)
+        what = f"control character U+{ord(ch):04X}" + (f" ({name})" if name else "")
+        if ch in SWALLOWED:
+            word = re.match(r"[A-Za-z]*", tex[offset + 1 :]).group(0)
+            what += f": an escape swallowed by a non-raw string? write \\{SWALLOWED[ch]}{word}"
+        found.append((offset, what))
+    return found
+
+
+def check_characters(page, found, diagnostics):
+    """Warn, on the line it is written on, about each control character in the formulas `found` by ``formulas``."""
+    for token, line in found:
+        for offset, what in control_characters(token.content):
+            at = None if line is None else line + token.content.count("\n", 0, offset)
+            diagnostics.warn(page.file, at, f"{what}, in the formula ${_shown(token.content)}$")
+
+
+def _shown(tex):
+    """`tex` on one line, each control character written as <U+XXXX> (a TAB printed as is would hide it)."""
+    return "".join(
+        f"<U+{ord(ch):04X}>" if unicodedata.category(ch) == "Cc" and ch != "\n" else ch for ch in tex.strip()
+    ).replace("\n", " ")
+
+
 def apply(page, found, results, diagnostics):
-    """Attach Temml's `results` to the tokens `found` by ``formulas(page)``; warn about each failure."""
+    """Attach Temml's `results` to the tokens `found` by ``formulas(page)``; warn about each failure and each control
+    character (``check_characters``)."""
+    check_characters(page, found, diagnostics)
     for (token, line), result in zip(found, results, strict=True):
         token.meta["html"] = result.html
         if result.error:

@@ -122,6 +122,13 @@ SOURCES = {
         "arXiv:2407.21783, 2024",
         "https://arxiv.org/abs/2407.21783",
     ),
+    "fermi": Source(
+        "NVIDIA",
+        "NVIDIA's Next Generation CUDA Compute Architecture: Fermi (whitepaper; the unified L2 cache serves loads, "
+        "stores and atomic operations)",
+        "NVIDIA, 2009",
+        "https://www.nvidia.com/content/PDF/fermi_white_papers/NVIDIA_Fermi_Compute_Architecture_Whitepaper.pdf",
+    ),
     "cuda-guide": Source(
         "NVIDIA",
         "CUDA C++ Programming Guide: shared memory, synchronization and the memory hierarchy",

@@ -8,7 +8,8 @@ draws, for the named fa1 or fa2 runs of the front matter's ``trace`` (``extensio
 ``tiles_per_block.list``, read from the ledger), a bar per block: the unmasked run's tiles behind, the masked run's
 in front, as inline SVG (``bars_svg``) with a legend, inside a <figure> whose <figcaption> is the fence's text. The
 SVG's own text alternative (its <title> and <desc>) is written from the same numbers. A name that is not a run of
-the trace, a run without tiles per block, or two runs of different block counts is a warning at the fence's line.
+the trace, a run without tiles per block, two runs of different block counts, an unknown attribute or one given
+twice is a warning at the fence's line (and no chart).
 """
 
 from markdown_it.common.utils import escapeHtml
@@ -30,7 +31,10 @@ def resolve(page, context):
 
 
 def _figure(page, token, line, context, ident):
-    _, attrs, _ = fence_info.parse(token.info)
+    _, attrs, leftover = fence_info.parse(token.info)
+    if problem := _attribute_problem(attrs, leftover, fence_info.repeated(token.info)):
+        context.diagnostics.warn(page.file, line, f"{LANGUAGE}: {problem}")
+        return ""
     numbers = trace.numbers_of(page, context)
     runs = {}
     for role, _ in ROLES:
@@ -60,6 +64,19 @@ def _figure(page, token, line, context, ident):
     )
     caption = escapeHtml(trace.fill(token.content.strip(), page, line, context))
     return f'<figure class="kv-bars-figure">{svg}{bars_svg.legend(series)}<figcaption>{caption}</figcaption></figure>\n'
+
+
+def _attribute_problem(attrs, leftover, repeated):
+    """What is wrong with the fence's attributes (a sentence), or None: only full= and masked=, each once."""
+    expected = " and ".join(f'{role}="NAME"' for role, _ in ROLES)
+    unknown = sorted(set(attrs) - {role for role, _ in ROLES}) + ([leftover] if leftover else [])
+    if unknown:
+        return f"unknown attribute {', '.join(map(repr, unknown))}; expected {expected}"
+    if repeated:
+        key, values = next(iter(repeated.items()))
+        given = ", then ".join(map(repr, values))
+        return f"{key} is given {len(values)} times ({given}); give it once"
+    return None
 
 
 def _description(full, masked):

@@ -20,7 +20,8 @@ o, ...):
     trace.reads.T, trace.writes.T, trace.loads.T, ...   what the run's ledger answers (``Ledger.numbers``: times
                                            read / written in full, tile transfers, bytes; bytes.total, .read,
                                            .write; peak_sram; flops.matmul, .exp, .other, .total)
-    trace.ratio_standard                   standard attention's traffic over this algorithm's (attention only; for a
+    trace.ratio_standard                   standard attention's traffic (its closed form, never run) over this
+                                           algorithm's measured one (attention only; for a
                                            backward pass, the standard backward's, which reads back a stored P; at
                                            the same bytes per element: float16 for a bfloat16 fa2-mma)
     trace.shared.T, .total, .store, .load  fa2-mma: bytes of T (Q, K, V, P) stored into shared memory and loaded
@@ -56,7 +57,8 @@ its rows padded by 8 elements, at any sizes the figure draws, though the kernel 
 ``closed_form: true`` in an attention run's sizes takes its numbers from ``kernelviz.attention.formulas`` (which the
 tests hold equal to the ledgers) instead of running it, for sizes too large to run at every build (N = 4096): only
 trace.bytes.*, trace.read_bytes.*, trace.write_bytes.*, trace.flops.*, trace.ratio_standard, fa2-mma's
-trace.shared.*, and the sizes (``attention.closed_form``).
+trace.shared.*, and the sizes (``attention.closed_form``). A run past ``runs.WORK_LIMIT`` tile steps (minutes at
+every build) or past the memory the machine has is a warning at the ``trace:`` line that says to write it.
 Whole numbers print as integers with thousands separators, others with 3 significant digits. Placeholders work
 in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``, is a warning naming the line.
 """
@@ -213,9 +215,9 @@ def compute(spec):
 @functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
 def _compute(items):
     from kernelviz import attention
-    from kernelviz.attention import blocks
+    from kernelviz.attention import FORMULAS, blocks, formulas
     from kernelviz.attention._inputs import itemsize
-    from kernelviz.attention.runs import MMA_OPTIONS, baseline, storage
+    from kernelviz.attention.runs import baseline, storage
     from kernelviz.cuda import kernels
 
     sizes = dict(items)
@@ -244,12 +246,13 @@ def _compute(items):
         out["schedule"] = {**blocks.schedule(work, sms), "batch_heads": batch_heads}
     if algo == "paged-decoding":  # K and V bytes read per token of the batch
         out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
-    elif attending:
-        for key in ("splits", *MMA_OPTIONS):
-            sizes.pop(key, None)
-        as_standard = {"dtype": "float16" if itemsize(options["dtype"]) == 2 else "float32"}  # same bytes per element
-        standard = attention.run(baseline(algo), **as_standard, **sizes).result.ledger
-        out["ratio_standard"] = standard.total_bytes / done.result.ledger.total_bytes
+    elif attending:  # the baseline's bytes from its closed form (the tests hold it equal to its ledger): not run
+        s = done.sizes
+        standard = FORMULAS[baseline(algo)](
+            s["N"], s["d"], s["Br"], s["Bc"], N_kv=s["N_kv"], causal=s["causal"], batch_heads=s["batch_heads"],
+            itemsize=itemsize(options["dtype"]),  # the same bytes per element: float16's for a bfloat16 fa2-mma
+        )  # fmt: skip
+        out["ratio_standard"] = formulas.total(standard) / done.result.ledger.total_bytes
     shared = kernels.shared_memory(algo, done.sizes)
     if shared is not None:
         out["cuda"] = {"shared_bytes": shared}
@@ -295,12 +298,14 @@ def _per_block(tiles):
 
 
 def _fits(algo, sizes, itemsize, available=None):
-    """Raise ValueError, saying what would not fit, when the runs a trace makes (`algo` and its standard baseline,
-    for the ratio) need more memory than the machine has (``attention.footprint``): a page's trace at N = 10**6 is a
-    message at its line, not a MemoryError, nor the kernel's OOM killer ending the build. Sizes missing or of the
-    wrong type are left for ``attention.run`` to name."""
+    """Raise ValueError, saying what would not fit or take too long, when the run a trace makes needs more memory
+    than the machine has (``attention.footprint``) or more tile steps than ``runs.WORK_LIMIT`` (minutes of every
+    build): a page's trace at N = 10**6 is a message at its line naming the page's algorithm and what to write
+    instead (closed_form: true), not a MemoryError, the kernel's OOM killer, nor a build that never ends. Its
+    baseline (standard attention, for ratio_standard) comes from the closed forms and is never run. Sizes missing or
+    of the wrong type are left for ``attention.run`` to name."""
     from kernelviz.attention import footprint
-    from kernelviz.attention.runs import baseline
+    from kernelviz.attention.runs import too_long
 
     have = footprint.available() if available is None else available
     try:
@@ -308,15 +313,17 @@ def _fits(algo, sizes, itemsize, available=None):
         n_kv, heads = int(sizes.get("N_kv", n)), int(sizes.get("batch_heads", 1))
     except (KeyError, TypeError, ValueError):
         return
-    if have is None or min(n, d, Br, Bc, n_kv, heads) < 1:
+    if min(n, d, Br, Bc, n_kv, heads) < 1:
         return
+    instead = "add closed_form: true to the trace's sizes (bytes, FLOPs and ratio_standard at any size) or choose a "
+    instead += "smaller N"
     splits = sizes.get("splits") or min(4, -(-n_kv // Bc))
-    for name in dict.fromkeys((algo, baseline(algo))):
-        need, parts = footprint.estimate(name, n, n_kv, d, heads, Br, Bc, itemsize, splits)
-        if need > have:
-            biggest = max(parts, key=parts.get)
-            raise ValueError(
-                f"{name} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
-                f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: "
-                "choose a smaller N (the numbers scale as the closed forms in attention.formulas say)"
-            )
+    need, parts = footprint.estimate(algo, n, n_kv, d, heads, Br, Bc, itemsize, splits)
+    if have is not None and need > have:
+        biggest = max(parts, key=parts.get)
+        raise ValueError(
+            f"{algo} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
+            f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: {instead}"
+        )
+    if problem := too_long(algo, n, d, Br, Bc, n_kv, bool(sizes.get("causal")), heads):
+        raise ValueError(f"{problem} at every build: {instead}")

@@ -7,17 +7,18 @@
 // numbers, so it runs just after the frame that shows the new settings, and only when N or Bc changed.
 
 import { anew, startAdopting, stopAdopting } from './adopt.js';
-import { budgetBytes } from './budgets.js';
+import { budgetBytes, REGISTER_FILE_BYTES } from './budgets.js';
 import { canvasWidth, drawCanvas } from './canvas.js';
 import { buildControls } from './controls.js';
 import { h, setText } from './dom.js';
 import { buildLegend } from './legend.js';
 import { bytes } from './format.js';
+import { hbm_footprint, traffic_ratio_limit } from './footprint.js';
 import * as F from './formulas.js';
 import { buildMetrics } from './metrics.js';
 import { CODE, PHASES, stepAt, stepCount, stepIndex, WRITE_LINE } from './phases.js';
 import { CASES, softmaxCheck } from './softmax.js';
-import { fa2_sram, sram_fit } from './sram.js';
+import { fa2_split, sram_fit } from './sram.js';
 import { buildNote } from './note.js';
 import { DTYPES, normalize, read, serialize, visitedTiles } from './state.js';
 import { buildStepper } from './stepper.js';
@@ -30,10 +31,12 @@ export function derive(state) {
   const s = DTYPES[state.dtype];
   const Tr = F.cdiv(N, Br);
   const Tc = F.cdiv(N, Bc);
-  const sram = fa2_sram(Br, Bc, d, s);
+  const { shared, registers } = fa2_split(Br, Bc, d, s);
   const budget = budgetBytes(state.sram);
-  const fit = sram_fit(sram, budget);
+  const fit = sram_fit(shared, budget);
+  const regFit = sram_fit(registers, REGISTER_FILE_BYTES);
   const visited = visitedTiles(state);
+  const footprint = hbm_footprint(N, d, s);
   const metrics = {
     scoreBytes: F.score_matrix_bytes(N, null, s),
     tileInteractions: F.tile_interactions(N, Br, Bc, null, causal),
@@ -43,34 +46,47 @@ export function derive(state) {
     standard: F.total(F.standard(N, d, Br, Bc, null, causal, s)),
     fa2: F.total(F.fa2(N, d, Br, Bc, null, causal, s)),
     compulsory: F.total(F.compulsory(N, d, null, s)),
-    sram: fit,
+    limit: traffic_ratio_limit(Br, d, causal),
+    footprint,
+    shared: fit,
+    registers: regFit,
     budget,
   };
-  return { state, Tr, Tc, visited, sram, fit, budget, metrics };
+  return { state, Tr, Tc, visited, shared, registers, fit, regFit, budget, metrics };
 }
 
-/** The sizes of each SRAM tile, in words: "Sij (64×64 float32, 16 KiB)". */
+/** The sizes of each on-chip tile, in words: "Sij (64×64 float32, 16 KiB)". */
 function describeTile(name, view) {
   const { Br, Bc, d, dtype } = view.state;
   const shape = { Qi: `${Br}×${d} ${dtype}`, Kj: `${Bc}×${d} ${dtype}`, Vj: `${Bc}×${d} ${dtype}` };
   Object.assign(shape, { Sij: `${Br}×${Bc} float32`, Oi: `${Br}×${d} float32` });
   Object.assign(shape, { mi: `${Br} float32`, li: `${Br} float32` });
-  return `${name} (${shape[name]}, ${bytes(view.sram[name])})`;
+  const bytesOf = view.shared[name] ?? view.registers[name];
+  return `${name} (${shape[name]}, ${bytes(bytesOf)})`;
 }
 
-/** The status line: the score matrix is never resident, or which tile does not fit the budget. */
+/** The status line: the score matrix is never resident, or which tile does not fit shared memory, or that the
+ * register tiles alone pass the register file. */
 export function statusText(view) {
-  const { fit, budget } = view;
-  if (fit.fits) {
-    const s = bytes(view.sram.Sij);
-    const fits = `the block fits ${bytes(budget)}`;
-    return `Ready: global score matrix is not resident; one score tile Sij (${s}) is, and ${fits}.`;
+  const { fit, regFit, budget } = view;
+  if (!fit.fits) {
+    const [first, ...rest] = fit.over;
+    const also = rest.length ? ` Nor ${rest.length === 1 ? 'does' : 'do'} ${rest.join(', ')}.` : '';
+    return (
+      `Over budget: ${describeTile(first, view)} does not fit; the block needs ${bytes(fit.total)} ` +
+      `of shared memory and the budget is ${bytes(budget)}.${also}`
+    );
   }
-  const [first, ...rest] = fit.over;
-  const also = rest.length ? ` Nor ${rest.length === 1 ? 'does' : 'do'} ${rest.join(', ')}.` : '';
+  if (!regFit.fits) {
+    return (
+      `Over the register file: Sij, Oi, mi, li need ${bytes(regFit.total)} of registers, more than the ` +
+      `${bytes(REGISTER_FILE_BYTES)} a block may have; a kernel with these tiles would spill them.`
+    );
+  }
+  const s = bytes(view.registers.Sij);
   return (
-    `Over budget: ${describeTile(first, view)} does not fit; the block needs ${bytes(fit.total)} ` +
-    `of SRAM and the budget is ${bytes(budget)}.${also}`
+    `Ready: global score matrix is not resident; one score tile Sij (${s}) is, in registers, and ` +
+    `Qi, Kj, Vj fit ${bytes(budget)} of shared memory.`
   );
 }
 
@@ -160,7 +176,7 @@ export function mount(root, { location = window.location, history = window.histo
     if (figure.firstChild !== svg || figure.childNodes.length !== 1) figure.replaceChildren(svg);
     legend.update(state);
     setText(status, statusText(view));
-    status.classList.toggle('is-over', !view.fit.fits);
+    status.classList.toggle('is-over', !view.fit.fits || !view.regFit.fits);
     code.update(state, written);
     metrics.update(view.metrics, state);
     scheduleSoftmax();

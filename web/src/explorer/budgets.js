@@ -19,3 +19,8 @@ export const CUSTOM_MAX_KIB = 1024;
 export function budgetBytes(sram) {
   return typeof sram === 'number' ? sram * 1024 : PRESETS[sram].bytes;
 }
+
+// Registers: 64K 32-bit registers per thread block, compute capability 5.0 to 9.0 (the same table of the CUDA
+// guide; kernelviz/cuda/kernels.py's REGISTERS_PER_BLOCK), 256 KiB. The tiles the explorer counts in registers are a
+// lower bound on what a block needs there: addresses, loop counters and fragments of Q and K take registers too.
+export const REGISTER_FILE_BYTES = 65536 * 4;

@@ -1,16 +1,18 @@
 // The canvas: one query tile i against the K/V tiles, drawn as SVG.
 //
-//            K0 K1 K2 …          K tiles (HBM; Kj colored while resident in SRAM)
-//      Q0  [ S grid: Tr × Tc ]  O0    the score tiles: Sij exists only in SRAM, one at a time
+//            K0 K1 K2 …          K tiles (HBM; Kj colored while in shared memory)
+//      Q0  [ S grid: Tr × Tc ]  O0    the score tiles: Sij exists only in registers, one at a time
 //      Q1  [                 ]  O1    Q and O tiles beside their row of S
 //            V0 V1 V2 …          V tiles, under the K tile they pair with
-//      [Qi|Kj|Vj|Sij|Oi|m|l]  |budget  the SRAM one block holds, to scale, against the budget
+//      [Qi|Kj|Vj]          |budget       the block's shared memory, to scale, against the budget
+//      [Sij|Oi|m|l]              |file   its registers, on the same scale, against the register file
 //
-// Long sequences show a window of tiles around i and j, with gaps (⋯) for the rest. Colored = in SRAM now,
+// Long sequences show a window of tiles around i and j, with gaps (⋯) for the rest. Colored = on chip now,
 // dim = in HBM; dashed outlines mark tiles already visited by this block; causal masking leaves the skipped
 // score tiles blank.
 
 import { tiles_visited } from './formulas.js';
+import { REGISTER_FILE_BYTES } from './budgets.js';
 import { HBM, INK, MUTED, OVER, TILE, tileColor } from './palette.js';
 import { append, prepend } from './adopt.js';
 import { setText } from './dom.js';
@@ -98,14 +100,15 @@ export function canvasWidth(width = WIDEST) {
 }
 
 /**
- * Draw the canvas for `view`: {state, Tr, Tc, visited (tile indices of i), budget (bytes), sram (fa2_sram),
- * fit (sram_fit)}, `width` px wide on screen (the drawing keeps its text readable down to phone widths).
+ * Draw the canvas for `view`: {state, Tr, Tc, visited (tile indices of i), budget (bytes), shared and registers
+ * (fa2_split), fit and regFit (sram_fit of each)}, `width` px wide on screen (the drawing keeps its text readable
+ * down to phone widths).
  * Returns the <svg>.
  */
 export function drawCanvas(view, width = WIDEST) {
   const W = canvasWidth(width);
   const GRID_W = W - GRID_X - SIDE - 24;
-  const { state, Tr, Tc, visited, sram, fit, budget } = view;
+  const { state, Tr, Tc, visited, fit, regFit, budget } = view;
   const { i, j, phase, N, Br, Bc, causal } = state;
   const last = visited.at(-1);
   const k = visited.indexOf(j);
@@ -121,8 +124,8 @@ export function drawCanvas(view, width = WIDEST) {
   const gridBottom = rs.at(-1).at + rs.at(-1).size;
   const gridRight = cs.at(-1).at + cs.at(-1).size;
   const vTop = gridBottom + 8;
-  const sramTop = vTop + STRIP + 40;
-  const H = sramTop + 58;
+  const sramTop = vTop + STRIP + 48;
+  const H = sramTop + ROW + 58;
 
   const svg = el('svg', { viewBox: `0 0 ${W} ${H}`, class: 'kvx-svg', role: 'img' });
   const add = (node) => append(svg, node);
@@ -176,7 +179,11 @@ export function drawCanvas(view, width = WIDEST) {
     if (mine) add(rowOutline(r, gridRight));
   }
 
-  add(drawSram(sram, fit, budget, phase, sramTop, W));
+  const scale = (W - 80) / Math.max(fit.total, budget, regFit.total, REGISTER_FILE_BYTES);
+  const at = { phase, scale, W };
+  add(drawOnChip('Shared memory of one block', view.shared, fit, budget, 'budget', { ...at, top: sramTop }));
+  const file = 'register file';
+  add(drawOnChip('Its registers', view.registers, regFit, REGISTER_FILE_BYTES, file, { ...at, top: sramTop + ROW }));
   svg.setAttribute('aria-label', describe(view, written));
   return svg;
 }
@@ -191,15 +198,16 @@ function rowOutline(r, gridRight) {
 // Which tiles of the block each phase works on (the rest stay allocated, drawn lighter).
 const ACTIVE = [['Qi', 'mi', 'li', 'Oi'], ['Qi', 'Kj', 'Sij'], ['Sij', 'mi', 'li'], ['Sij', 'Vj', 'Oi']];
 
-/** The block's SRAM to scale: one segment per tile, the budget as a line; tiles past it in red. */
-function drawSram(sram, fit, budget, phase, top, W) {
+const ROW = 66; // height of one row of the on-chip drawing: its caption, the tiles, the limit's name
+
+/** One on-chip memory of the block to scale (`scale` units a byte): one segment per tile, `limit` as a line named
+ * `limitName`; tiles past it dashed red. */
+function drawOnChip(title, tiles, fit, limit, limitName, { phase, scale, W, top }) {
   const g = el('g', { class: 'kvx-sram' });
   const x0 = 40;
-  const width = W - 80;
-  const scale = width / Math.max(fit.total, budget);
-  append(g, label('SRAM of one block', { x: x0, y: top - 8, 'font-size': 11, fill: MUTED }));
+  append(g, label(title, { x: x0, y: top - 8, 'font-size': 11, fill: MUTED }));
   let x = x0;
-  for (const [name, bytes] of Object.entries(sram)) {
+  for (const [name, bytes] of Object.entries(tiles)) {
     const w = bytes * scale;
     const over = fit.over.includes(name);
     const color = tileColor(name);
@@ -209,14 +217,14 @@ function drawSram(sram, fit, budget, phase, top, W) {
       : { kind: 'sram', fill: color.fill, stroke: color.stroke, width: active ? 2.5 : 1, opacity: active ? 1 : 0.55 };
     const seg = tile(x, top, w + 1, 28, name, look);
     seg.setAttribute('data-sram', name);
-    prepend(seg, titled(`${name}: ${bytes} bytes${over ? ', past the budget' : ''}`));
+    prepend(seg, titled(`${name}: ${bytes} bytes${over ? `, past the ${limitName}` : ''}`));
     append(g, seg);
     x += w;
   }
-  const bx = x0 + budget * scale;
+  const bx = x0 + limit * scale;
   append(g, el('line', { x1: bx, x2: bx, y1: top - 4, y2: top + 34, stroke: INK, 'stroke-width': 1.5 }));
-  const anchor = bx > W - 40 ? 'end' : bx < 60 ? 'start' : 'middle'; // keep the word inside the drawing
-  append(g, label('budget', { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
+  const anchor = bx > W - 60 ? 'end' : bx < 80 ? 'start' : 'middle'; // keep the words inside the drawing
+  append(g, label(limitName, { x: bx, y: top + 46, 'text-anchor': anchor, 'font-size': 10, fill: INK }));
   return g;
 }
 
@@ -228,9 +236,12 @@ function titled(text) {
 
 function describe({ state, Tr, Tc }, written) {
   const { i, j, phase } = state;
-  const held = [`Q${i}`, 'm', 'l', `O${i}`];
-  if (phase === 1 || phase === 2) held.push(`K${j}`, `S${i}${j}`);
-  if (phase === 3) held.push(`V${j}`, `S${i}${j}`);
+  const shared = [`Q${i}`];
+  const registers = ['m', 'l', `O${i}`];
+  if (phase === 1 || phase === 2) shared.push(`K${j}`);
+  if (phase === 3) shared.push(`V${j}`);
+  if (phase > 0) registers.push(`S${i}${j}`);
   const tail = written ? `; O${i} written to HBM` : '';
-  return `Query tile ${i} of ${Tr} against K/V tile ${j} of ${Tc}; in SRAM: ${held.join(', ')}${tail}`;
+  const where = `in shared memory: ${shared.join(', ')}; in registers: ${registers.join(', ')}`;
+  return `Query tile ${i} of ${Tr} against K/V tile ${j} of ${Tc}; ${where}${tail}`;
 }

@@ -1,4 +1,5 @@
-// The settings form: N (log slider and exact number), d, Br, Bc, dtype, SRAM budget (preset or custom), causal.
+// The settings form: N (log slider and exact number), d, Br, Bc, dtype, shared memory budget (preset or custom),
+// causal.
 // Every change calls onChange with the fields it sets; `update(state)` shows a state without firing events.
 
 import { CUSTOM_MAX_KIB, CUSTOM_MIN_KIB, PRESETS } from './budgets.js';
@@ -38,7 +39,7 @@ export function buildControls(onChange) {
     max: CUSTOM_MAX_KIB,
     step: 1,
     inputmode: 'numeric',
-    'aria-label': 'Custom SRAM budget in KiB',
+    'aria-label': 'Custom shared memory budget in KiB',
   });
   const causal = h('input', { type: 'checkbox', id: 'kvx-causal' });
   const nField = numberField(nNumber, { min: N_MIN, max: N_MAX, whole: true, apply: (N) => onChange({ N }) });
@@ -58,7 +59,7 @@ export function buildControls(onChange) {
     field('Br (query rows)', Br),
     field('Bc (keys)', Bc),
     field('dtype', dtype),
-    field('SRAM budget', sram, [kib, kibField.hint]),
+    field('Shared memory', sram, [kib, kibField.hint]),
     h('div', { class: 'kvx-field kvx-check' }, [causal, causalLabel]),
   ]);
   element.addEventListener('submit', (e) => e.preventDefault());

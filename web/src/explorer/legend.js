@@ -1,12 +1,13 @@
-// What the canvas's looks mean, beside it: coloured = on chip (SRAM) now, dim = in HBM, dashed = used by this block
-// and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the canvas's own look and `box`, so
-// the legend cannot drift from the drawing. Each entry carries data-look (the canvas tiles' data-look).
+// What the canvas's looks mean, beside it: coloured = on chip (shared memory or registers) now, dim = in HBM,
+// dashed = used by this block and dropped, dotted = skipped by the causal mask. Each swatch is drawn with the
+// canvas's own look and `box`, so the legend cannot drift from the drawing. Each entry carries data-look (the canvas
+// tiles' data-look).
 import { box, dim, masked, resident, visitedLook } from './canvas.js';
 import { h } from './dom.js';
 import { el } from './svg.js';
 
 const ENTRIES = [
-  [resident('Q', false), 'coloured: on chip (SRAM) now'],
+  [resident('Q', false), 'coloured: on chip now (shared memory or registers)'],
   [dim, 'dim: in HBM'],
   [visitedLook('S'), 'dashed: used by this block, then dropped'],
   [masked, 'dotted: skipped (causal mask)'],

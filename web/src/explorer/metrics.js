@@ -1,7 +1,9 @@
-// The live metrics: the N×N score memory, tile interactions, HBM bytes (standard, FA2, compulsory minimum),
-// the block's SRAM, and the standard-versus-online softmax check. Each value also sits, exact, in the
+// The live metrics: the N×N score memory, tile interactions, HBM traffic (standard, FA2, compulsory minimum) beside
+// the HBM memory each allocates (one ratio stays flat as N grows, the other grows), the block's shared memory and
+// registers, and the standard-versus-online softmax check. Each value also sits, exact, in the
 // element's data-value (bytes, counts), so tests compare numbers, not formatted text.
 
+import { REGISTER_FILE_BYTES } from './budgets.js';
 import { h, setText } from './dom.js';
 import { bytes, count, ratio, seqLength, tiny } from './format.js';
 
@@ -14,12 +16,12 @@ function metric(id, title) {
   return { element, big, note };
 }
 
-function barRow(id, name) {
+function barRow(id, name, prefix = 'hbm') {
   const title = h('span', { class: 'kvx-bar-name' });
   setText(title, name);
   const fill = h('span', { class: `kvx-bar-fill kvx-bar-${id}` });
   const value = h('span', { class: 'kvx-bar-value' });
-  const element = h('div', { class: 'kvx-bar', 'data-metric': `hbm_${id}` }, [
+  const element = h('div', { class: 'kvx-bar', 'data-metric': `${prefix}_${id}` }, [
     title,
     h('span', { class: 'kvx-bar-track' }, [fill]),
     value,
@@ -34,20 +36,42 @@ function softmaxRow(c) {
   return { element: h('tr', { 'data-metric': `softmax_${c.id}` }, cells), cells };
 }
 
+/** Set each bar of `bars` to its value in `values`, as a share of the largest. */
+function fill(bars, values) {
+  const most = Math.max(...Object.keys(bars).map((id) => values[id]));
+  for (const [id, b] of Object.entries(bars)) {
+    b.element.dataset.value = String(values[id]);
+    b.fill.style.width = `${Math.max((100 * values[id]) / most, 0.4)}%`;
+    setText(b.value, bytes(values[id]));
+  }
+}
+
 export function buildMetrics(cases) {
   const scores = metric('score_bytes', 'Scores, N × N');
   const tiles = metric('tile_interactions', 'Query-key tile interactions');
-  const sram = metric('sram_block', 'SRAM one block holds');
+  const shared = metric('shared_block', 'Shared memory one block holds');
+  const registers = metric('registers_block', 'Registers one block holds');
 
   const hbmHeading = h('h3');
-  setText(hbmHeading, 'HBM traffic, one head');
+  setText(hbmHeading, 'HBM, one head: traffic and memory');
+  const traffic = h('p', { class: 'kvx-sub' });
+  setText(traffic, 'bytes moved');
   const bars = { standard: barRow('standard', 'standard'), fa2: barRow('fa2', 'Flash Attention 2') };
   bars.compulsory = barRow('compulsory', 'compulsory minimum');
-  const hbmNote = h('p', { class: 'kvx-note' });
+  const hbmNote = h('p', { class: 'kvx-note', 'data-metric': 'hbm_ratio' });
+  const held = h('p', { class: 'kvx-sub' });
+  setText(held, 'bytes allocated');
+  const memBars = {
+    standard: barRow('standard', 'standard', 'memory'),
+    fa2: barRow('fa2', 'Flash Attention 2', 'memory'),
+  };
+  const memNote = h('p', { class: 'kvx-note', 'data-metric': 'memory_ratio' });
   const hbm = h('div', { class: 'kvx-metric kvx-hbm', 'data-metric': 'hbm' }, [
     hbmHeading,
-    ...Object.values(bars).map((b) => b.element),
-    hbmNote,
+    h('div', { class: 'kvx-hbm-pair' }, [
+      h('div', { class: 'kvx-hbm-part' }, [traffic, ...Object.values(bars).map((b) => b.element), hbmNote]),
+      h('div', { class: 'kvx-hbm-part' }, [held, ...Object.values(memBars).map((b) => b.element), memNote]),
+    ]),
   ]);
 
   const smHeading = h('h3');
@@ -70,12 +94,14 @@ export function buildMetrics(cases) {
   const element = h('section', { class: 'kvx-metrics', 'aria-label': 'Live metrics' }, [
     scores.element,
     tiles.element,
+    shared.element,
+    registers.element,
     hbm,
-    sram.element,
     softmax,
   ]);
 
-  /** m: {scoreBytes, tileInteractions, allTiles, Tr, Tc, standard, fa2, compulsory, sram, budget, dtype} */
+  /** m: {scoreBytes, tileInteractions, allTiles, Tr, Tc, standard, fa2, compulsory, limit, footprint, shared,
+   * registers (sram_fit of each), budget} */
   function update(m, state) {
     scores.element.dataset.value = String(m.scoreBytes);
     setText(scores.big, bytes(m.scoreBytes));
@@ -87,23 +113,42 @@ export function buildMetrics(cases) {
     const skipped = m.allTiles - m.tileInteractions;
     setText(tiles.note, state.causal ? `${grid}; causal masking skips ${count(skipped)} above the diagonal` : grid);
 
-    const most = Math.max(m.standard, m.fa2, m.compulsory);
-    for (const [id, b] of Object.entries(bars)) {
-      b.element.dataset.value = String(m[id]);
-      b.fill.style.width = `${Math.max((100 * m[id]) / most, 0.4)}%`;
-      setText(b.value, bytes(m[id]));
-    }
+    fill(bars, m);
+    const moved = m.standard / m.fa2;
+    hbmNote.dataset.value = String(moved);
     setText(
       hbmNote,
-      `Flash Attention 2 moves ${ratio(m.standard / m.fa2)} less than standard attention, ` +
-        `${ratio(m.fa2 / m.compulsory)} the minimum (K and V are read once per block of ${state.Br} query rows).`,
+      `Flash Attention 2 moves ${ratio(moved)} less than standard attention, ` +
+        `${ratio(m.fa2 / m.compulsory)} the minimum (K and V are read once per block of ${state.Br} query rows). ` +
+        `As N grows this ratio tends to ${ratio(m.limit)}: a constant factor.`,
+    );
+    fill(memBars, m.footprint);
+    const kept = m.footprint.standard / m.footprint.fa2;
+    memNote.dataset.value = String(kept);
+    setText(
+      memNote,
+      `Standard attention allocates ${ratio(kept)} the memory of Flash Attention 2: its S and P are N × N each, ` +
+        `while Q, K, V, O are N × d and L holds N numbers. This ratio grows with N.`,
     );
 
-    sram.element.dataset.value = String(m.sram.total);
-    sram.element.dataset.fits = String(m.sram.fits);
-    setText(sram.big, `${bytes(m.sram.total)} of ${bytes(m.budget)}`);
-    setText(sram.note, m.sram.fits ? 'fits the budget' : `over budget: ${m.sram.over.join(', ')} do not fit`);
-    sram.element.classList.toggle('is-over', !m.sram.fits);
+    shared.element.dataset.value = String(m.shared.total);
+    shared.element.dataset.fits = String(m.shared.fits);
+    setText(shared.big, `${bytes(m.shared.total)} of ${bytes(m.budget)}`);
+    const tiles16 = `Qi, Kj, Vj in ${state.dtype}`;
+    const over = `over budget: ${m.shared.over.join(', ')} do not fit`;
+    setText(shared.note, m.shared.fits ? `${tiles16}; fits the budget` : over);
+    shared.element.classList.toggle('is-over', !m.shared.fits);
+
+    registers.element.dataset.value = String(m.registers.total);
+    registers.element.dataset.fits = String(m.registers.fits);
+    setText(registers.big, `${bytes(m.registers.total)} or more`);
+    const spread = 'Sij, Oi, mi, li in float32, spread over the warps that own their rows';
+    const file = bytes(REGISTER_FILE_BYTES);
+    setText(
+      registers.note,
+      m.registers.fits ? `${spread}; a block may have ${file}` : `${spread}: more than the ${file} a block may have`,
+    );
+    registers.element.classList.toggle('is-over', !m.registers.fits);
   }
 
   function pending() {

@@ -7,7 +7,7 @@
 
 export const CODE = [
   'Qi = Q[i]                  # load Q once: Br×d',
-  'mi, li, Oi = -inf, 0, 0    # float32, in SRAM',
+  'mi, li, Oi = -inf, 0, 0    # float32, registers',
   'for j in tiles_visited(i): # K, V stream past',
   '    Sij = Qi @ Kj.T / sqrt(d)  # load Kj',
   '    m_new = max(mi, rowmax(Sij))',
@@ -22,12 +22,12 @@ export const PHASES = [
   {
     title: 'Load Q',
     lines: [0, 1],
-    text: 'Query tile Qi is read from HBM once and stays in SRAM while the K and V tiles stream past it.',
+    text: 'Query tile Qi is read from HBM once and stays in shared memory while the K and V tiles stream past it.',
   },
   {
     title: 'Score a K tile',
     lines: [2, 3],
-    text: 'Kj comes in from HBM; Sij = Qi Kjᵀ / √d is computed on chip and never written back.',
+    text: 'Kj comes in from HBM to shared memory; Sij = Qi Kjᵀ / √d is computed in registers, never written back.',
   },
   {
     title: 'Update online softmax',
@@ -37,7 +37,7 @@ export const PHASES = [
   {
     title: 'Accumulate V',
     lines: [8],
-    text: 'Vj comes in and Pij Vj is added to the output tile Oi, still in SRAM.',
+    text: 'Vj comes in to shared memory and Pij Vj is added to the output tile Oi, still in registers.',
   },
 ];
 

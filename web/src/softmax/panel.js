@@ -79,9 +79,9 @@ function rescaleTable(r) {
     numberCell(t.mOld, fmt.value(t.mOld)),
     numberCell(t.mNew, fmt.value(t.mNew)),
     numberCell(t.factor, fmt.value(t.factor)),
-    numberCell(t.d, fmt.value(t.d)),
+    numberCell(t.l, fmt.value(t.l)),
   ]);
-  const head = ['tile', 'tile max', 'm before', 'm after', 'e^(m before − m after)', 'd′ after'];
+  const head = ['tile', 'tile max', 'm before', 'm after', 'e^(m before − m after)', 'l after'];
   return table('rescale', 'The rescale factor at each tile (1: the max did not grow)', head, body);
 }
 

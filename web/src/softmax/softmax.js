@@ -3,8 +3,8 @@
 // Sums run left to right, one term at a time, so the tests can repeat them exactly.
 //
 //   naive   y_j = e^{x_j} / Σ e^{x_k}                                    overflows once e^{x_j} does
-//   safe    m = max x;  d = Σ e^{x_k − m};  y_j = e^{x_j − m} / d        three passes over x
-//   online  per tile: m_new = max(m, tile max);  d = d·e^{m − m_new} + Σ_tile e^{x_k − m_new};  then y as safe
+//   safe    m = max x;  l = Σ e^{x_k − m};  y_j = e^{x_j − m} / l        three passes over x
+//   online  per tile: m_new = max(m, tile max);  l = l·e^{m − m_new} + Σ_tile e^{x_k − m_new};  then y as safe
 //   output  the one-pass form that carries o′ = Σ y_j v_j as well (the recurrence of the page)
 
 const exp = (round, t) => round(Math.exp(round(t)));
@@ -17,28 +17,28 @@ function max(x) {
 export function naive(x, round) {
   const xs = x.map(round);
   const e = xs.map((t) => exp(round, t));
-  let d = 0;
-  for (const t of e) d = round(d + t);
-  return e.map((t) => round(t / d));
+  let l = 0;
+  for (const t of e) l = round(l + t);
+  return e.map((t) => round(t / l));
 }
 
 /** Safe softmax, three passes: the max, the sum of e^{x − max}, the division. */
 export function safe(x, round) {
   const xs = x.map(round);
   const m = max(xs);
-  let d = 0;
-  for (const t of xs) d = round(d + exp(round, t - m));
-  return xs.map((t) => round(exp(round, t - m) / d));
+  let l = 0;
+  for (const t of xs) l = round(l + exp(round, t - m));
+  return xs.map((t) => round(exp(round, t - m) / l));
 }
 
 /**
- * Online softmax over tiles of b scores: one pass for m and d together, one to divide. Returns y and, per tile,
- * {tile, tileMax, mOld, mNew, factor, d}: the factor e^{mOld − mNew} that rescaled d (0 on the first tile).
+ * Online softmax over tiles of b scores: one pass for m and l together, one to divide. Returns y and, per tile,
+ * {tile, tileMax, mOld, mNew, factor, l}: the factor e^{mOld − mNew} that rescaled l (0 on the first tile).
  */
 export function online(x, b, round) {
   const xs = x.map(round);
   let m = -Infinity;
-  let d = 0;
+  let l = 0;
   const tiles = [];
   for (let start = 0, tile = 0; start < xs.length; start += b, tile++) {
     const part = xs.slice(start, start + b);
@@ -47,11 +47,11 @@ export function online(x, b, round) {
     const factor = exp(round, m - mNew);
     let sum = 0;
     for (const t of part) sum = round(sum + exp(round, t - mNew));
-    d = round(round(d * factor) + sum);
-    tiles.push({ tile, tileMax, mOld: m, mNew, factor, d });
+    l = round(round(l * factor) + sum);
+    tiles.push({ tile, tileMax, mOld: m, mNew, factor, l });
     m = mNew;
   }
-  return { y: xs.map((t) => round(exp(round, t - m) / d)), tiles };
+  return { y: xs.map((t) => round(exp(round, t - m) / l)), tiles };
 }
 
 /** o = Σ y_j v_j from y, left to right. */
@@ -61,12 +61,12 @@ export function weighted(y, v, round) {
   return o;
 }
 
-/** The one-pass form: o′ carried with m and d′, rescaled by d′_old e^{m_old − m_new} / d′_new per tile. */
+/** The one-pass form: o′ carried with m and l, rescaled by l_old e^{m_old − m_new} / l_new per tile. */
 export function onePass(x, v, b, round) {
   const xs = x.map(round);
   const vs = v.map(round);
   let m = -Infinity;
-  let d = 0;
+  let l = 0;
   let o = 0;
   for (let start = 0; start < xs.length; start += b) {
     const part = xs.slice(start, start + b);
@@ -74,12 +74,12 @@ export function onePass(x, v, b, round) {
     const factor = exp(round, m - mNew);
     let sum = 0;
     for (const t of part) sum = round(sum + exp(round, t - mNew));
-    const dNew = round(round(d * factor) + sum);
+    const lNew = round(round(l * factor) + sum);
     let add = 0;
-    for (let c = 0; c < part.length; c++) add = round(add + round(round(exp(round, part[c] - mNew) / dNew) * vs[start + c]));
-    o = round(round(round(o * round(d * factor)) / dNew) + add);
+    for (let c = 0; c < part.length; c++) add = round(add + round(round(exp(round, part[c] - mNew) / lNew) * vs[start + c]));
+    o = round(round(round(o * round(l * factor)) / lNew) + add);
     m = mNew;
-    d = dNew;
+    l = lNew;
   }
   return o;
 }
