@@ -66,7 +66,6 @@ def main(args):
         return 1
     print(verify.table(found))
     failed = [c for c in found if not c.ok]
-    tols = ", ".join(f"{t} {verify.MMA_TOL[t]:.2g}" for t in verify.MMA_TOL)
     passed = len(found) - len(failed)
-    print(f"\n{passed} passed, {len(failed)} failed (tolerance {verify.TOL:g}, relative; fa2_mma: {tols})")
+    print(f"\n{passed} passed, {len(failed)} failed ({verify.tolerances()})")
     return 1 if failed else status

@@ -45,10 +45,8 @@ def instances(kernel, head_dims=HEAD_DIMS):
     """The template names compiled for `kernel`, e.g. ['fa2<32, 32, 64>', 'fa2<16, 16, 128>'] (fa2_mma: for fp16
     and bf16, 'fa2_mma<64, 64, 64, 0>', 'fa2_mma<64, 64, 64, 1>', ...)."""
     names = []
-    for d in head_dims:
-        for dtype in kernels.compiled_dtypes(kernel):
-            launches = kernels.plan(kernel, 1, 1, d, n_splits=2, dtype=dtype)  # every launch: the combines too
-            names += [launch.name for launch in launches]
+    for d in head_dims:  # every launch of the default tiles' plan: the combines too, each dtype
+        names += kernels.instances(kernel, kernels.default_tiles(kernel, d), d)
     return list(dict.fromkeys(names))
 
 

@@ -1,8 +1,10 @@
 """Run the unchanged .cu kernels on the CPU: g++ compiles each with cpu/shim.h and cpu/harness.cpp into a small
 program (cached by the hash of its sources), which runs in a subprocess, so a kernel that crashes or hangs fails
-its call and nothing else.
+its call and nothing else. The harness knows no kernel: it is built with the template instances of a plan
+(kernels.instances) and told on its command line which buffers to make and which launches to run, with which
+arguments, from the kernel's record (kernels.plan, inputs, outputs, arguments, element_type).
 
-`run(kernel, q, k, v, ...)` (online softmax: `run("online_softmax", x, v, ...)`) returns the kernel's outputs as float32
+`run(kernel, *inputs, ...)` (the inputs in the order of kernels.inputs) returns the kernel's outputs as float32
 arrays (see kernels.outputs). The harness surrounds every buffer with NaN guard zones: an out-of-bounds read shows as
 NaN in the outputs, and an out-of-bounds write, or an output element never written, raises KernelRunError.
 """
@@ -20,15 +22,7 @@ HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
 FLAGS = ("-std=c++20", "-O2", "-pthread")
 CPU_THREADS = 32
-_DEFINE = {
-    "fa1": "KV_FA1",
-    "fa2": "KV_FA2",
-    "fa2_mma": "KV_FA2_MMA",
-    "flash_decoding": "KV_FD",
-    "online_softmax": "KV_SOFTMAX",
-    "fa2_bwd": "KV_FA2_BWD",
-    "paged_decoding": "KV_PAGED",
-}
+TYPE_CODES = {"float": "f", "unsigned short": "h", "int": "i"}  # cpu/harness.cpp's element types
 
 
 class KernelRunError(RuntimeError):
@@ -40,17 +34,17 @@ def compiler():
     return shutil.which("g++")
 
 
-def build(kernel, configs, source=None):
-    """The path of the CPU program for `kernel` with template instances `configs` [(Br, Bc, D), ...].
-    `source`: the .cu text to build instead of the file (tests plant bugs this way). Raises RuntimeError if g++
-    is missing or fails."""
+def build(kernel, names, source=None):
+    """The path of the CPU program for `kernel` with template instances `names` (as kernels.plan names them, e.g.
+    "fa2<32, 32, 64>"). `source`: the .cu text to build instead of the file (tests plant bugs this way). Raises
+    RuntimeError if g++ is missing or fails."""
     gxx = compiler()
     if gxx is None:
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
-    configs = " ".join(f"C({br},{bc},{d})" for br, bc, d in sorted(set(configs)))
+    entries = " ".join(f"E({name})" for name in sorted(set(names)))
     headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "fragments.h", "harness.cpp")]
-    digest = cache.key(kernel, source, configs, *headers, FLAGS, cache.version(gxx))
+    digest = cache.key(kernel, source, entries, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
     if exe.exists():
@@ -59,13 +53,37 @@ def build(kernel, configs, source=None):
     cache.write_atomic(src, source.encode())
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         out = Path(tmp) / "a.out"
-        command = [gxx, *FLAGS, f"-I{HERE}", f'-DKV_FILE="{src}"', f"-D{_DEFINE[kernel]}"]
-        command += [f"-DKV_CONFIGS={configs}", str(HERE / "harness.cpp"), "-o", str(out)]
+        command = [gxx, *FLAGS, f"-I{HERE}", f'-DKV_FILE="{src}"', f"-DKV_ENTRIES={entries}"]
+        command += [str(HERE / "harness.cpp"), "-o", str(out)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             raise RuntimeError(f"g++ failed to build {kernel} for the CPU:\n{done.stderr[-4000:]}")
         out.replace(exe)
     return exe
+
+
+def command_line(kernel, launches, arguments, buffers, schedule, threads):
+    """cpu/harness.cpp's argv after the program: `buffers` [(name, C element type, elements, is output)],
+    `launches` (kernels.plan's) with their `arguments` (kernels.arguments': names of `buffers` and scalars), and
+    the output the kernel's record watches in its launch."""
+    index = {name: i for i, (name, *_) in enumerate(buffers)}
+    argv = [schedule, threads, len(buffers)]
+    for name, ctype, size, output in buffers:
+        argv += [name, TYPE_CODES[ctype], size, "o" if output else "i"]
+    argv.append(len(launches))
+    watch = kernels.kernel(kernel).watch
+    for at, (launch, args) in enumerate(zip(launches, arguments, strict=True)):
+        grid = (*launch.grid, 1, 1)[:3]
+        watched = index[watch[1]] if watch and watch[0] == at else -1
+        argv += [launch.name, *grid, watched, len(args)]
+        for a in args:
+            if isinstance(a, str):
+                argv.append(f"b{index[a]}")
+            elif isinstance(a, np.floating):
+                argv.append(f"f{float(a)!r}")
+            else:
+                argv.append(f"i{int(a)}")
+    return [str(a) for a in argv]
 
 
 def address(x):
@@ -97,46 +115,50 @@ def run(
 ):
     """Run `kernel` on the CPU and return {output name: float32 array}.
 
-    arrays: the kernel's inputs in the order of kernels.inputs: q, k, v, (BH, N, D) arrays (FA1, FA2: k and v are (BH,
-    N_kv, D); flash decoding: q is (BH, 1, D)), or for online softmax x (BH, N) and v (BH, N, D), or for fa2_bwd q, k,
-    v, o, do and lse (BH, N), or for paged decoding q, k_pages, v_pages, block_table, seq_lens (kernels.paged_sizes;
-    its tiles are the data's (G, PAGE)); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to
-    kernels.default_tiles; `threads` per block (default CPU_THREADS; fa2_mma: its 128); `schedule` one of SCHEDULES
-    (see cpu/shim.h); `source` replaces the .cu text; `dtype` ("fp16", the default, or "bf16"): fa2_mma's, to which
-    its float32 q, k, v are rounded (half.round) and its O is read back from (as float32). Raises, before running,
-    SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's
-    registers allow on one, ValueError for what the kernel would read out of bounds, or misaligned
-    (kernels.check_inputs: a paged length of 0, a page outside the pool, a length past its table row);
-    KernelRunError if the program fails or times out (FA2's backward: also if a plain store changed dQ, which
-    blocks share; see cpu/shim.h)."""
+    arrays: the kernel's inputs in the order of kernels.inputs (each kernel's module in topics/ says their shapes;
+    where they fix the tiles, kernels.data_tiles, those); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to
+    kernels.default_tiles; `threads` per block (default CPU_THREADS, or the threads the kernel's record fixes);
+    `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the .cu text; `dtype`: for a kernel on 16-bit
+    inputs (its record's sixteen_bit) "fp16" (the default) or "bf16", to which its float32 inputs are rounded
+    (half.bits) and its 16-bit outputs are read back from (as float32). Raises, before running, SharedMemoryError if
+    the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers allow on one,
+    ValueError for what the kernel would read out of bounds, or misaligned (kernels.check_inputs: a paged length of
+    0, a page outside the pool, a length past its table row); KernelRunError if the program fails or times out
+    (also if a plain store changed an output that blocks share, which the record watches; see cpu/shim.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+    record = kernels.kernel(kernel)
     given = arrays
     arrays = [np.ascontiguousarray(x, dtype=t) for x, t in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)]
-    mma = kernel == "fa2_mma"
-    dtype = (dtype or "fp16") if mma else None
+    dtype = record.dtype(dtype)
     if threads is None:
-        threads = kernels.WARP * kernels.MMA_WARPS if mma else CPU_THREADS
+        threads = record.threads or CPU_THREADS
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
-    if not mma:  # fa2_mma's are checked as they are passed, in 16 bits, below
+    kv_heads = kernels.kv_heads(kernel, arrays)
+    if not record.sixteen_bit:  # 16-bit inputs are checked as they are passed, in 16 bits, below
         kernels.check_inputs(kernel, given, arrays, np.asarray, address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    plan = dict(dtype=dtype) if mma else {}
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, **plan)  # the same checks as on a GPU ...
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, dtype=dtype)  # the same checks as on a GPU
     if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
         names = [launch.name for launch in launches]
         limits = _thread_limits(kernel, names, source)
-        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, **plan)
-    if mma:
-        arrays = [half.bits(x, dtype) for x in arrays]
+        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, dtype=dtype)
+    inputs = list(kernels.inputs(kernel, bh, n, d, n_kv))
+    if record.sixteen_bit:
+        wide = [name in record.sixteen_bit for name in inputs]
+        arrays = [half.bits(x, dtype) if w else x for w, x in zip(wide, arrays, strict=True)]
         kernels.check_inputs(kernel, given, arrays, np.asarray, address)
     scale = 1.0 / np.sqrt(d) if scale is None else scale
-    exe = build(kernel, [(*tiles, d)], source)
-    argv = [exe, bh, n, n_kv, d, *tiles, threads, schedule, int(bool(causal)), n_splits, repr(float(scale))]
-    argv += kernels.extra_sizes(kernel, arrays) + ([int(dtype == "bf16")] if mma else [])
+    shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
+    sized = [(name, x.size, False) for name, x in zip(inputs, arrays, strict=True)]
+    sized += [(name, int(np.prod(shape)), True) for name, shape in shapes.items()]
+    buffers = [(name, kernels.element_type(kernel, name), size, output) for name, size, output in sized]
+    arguments = kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
+    exe = build(kernel, kernels.instances(kernel, tiles, d), source)
+    argv = [str(exe), *command_line(kernel, launches, arguments, buffers, schedule, threads)]
     try:
         done = subprocess.run(
-            [str(a) for a in argv],
+            argv,
             input=b"".join(x.tobytes() for x in arrays),
             capture_output=True,
             timeout=timeout,
@@ -146,8 +168,8 @@ def run(
     if done.returncode != 0:
         raise KernelRunError(f"{kernel} failed (exit {done.returncode}): {done.stderr.decode().strip()}")
     result, data, at = {}, done.stdout, 0
-    for name, shape in kernels.outputs(kernel, bh, n, d, n_splits, tiles).items():
-        wide = np.uint16 if mma and name == "O" else np.float32  # fa2_mma's O: 16-bit, as its inputs
+    for name, shape in shapes.items():
+        wide = np.uint16 if name in record.sixteen_bit else np.float32
         size = int(np.prod(shape)) * np.dtype(wide).itemsize
         found = np.frombuffer(data[at : at + size], dtype=wide).reshape(shape)
         result[name] = half.values(found, dtype) if wide is np.uint16 else found.copy()

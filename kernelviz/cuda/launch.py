@@ -1,6 +1,6 @@
 """Run the kernels on an NVIDIA GPU through CuPy (an optional dependency, imported only here and only when called).
 
-`run(kernel, q, k, v, ...)` (online softmax: `run("online_softmax", x, v, ...)`) takes the same arguments as cpu.run and
+`run(kernel, *inputs, ...)` (the inputs in the order of kernels.inputs) takes the same arguments as cpu.run and
 returns the same {name: float32 array}; `prepare` returns a function that only enqueues the launches, for timing. The
 cubin comes from nvrtc.build for the device's architecture (the same compile the tests run without a GPU, cached on
 disk) and CuPy loads it; each launch's arguments come from kernels.arguments. Before anything runs the host checks
@@ -114,16 +114,16 @@ def device_address(x):
     return x.data.ptr
 
 
-def sixteen_bit(x, dtype):
+def sixteen_bit(x, dtype, kernel=None):
     """`x` as a CuPy uint16 array of `dtype`'s bits ("fp16" or "bf16"): a PyTorch tensor of that dtype as it is
     (viewed as int16), anything else rounded to it (half.bits, on the device for device arrays). Raises ValueError for
-    a PyTorch tensor of the other 16-bit dtype."""
+    a PyTorch tensor of the other 16-bit dtype (naming `kernel`, the kernel it was given to)."""
     import cupy
 
     found = str(getattr(x, "dtype", ""))
     if found in ("torch.float16", "torch.bfloat16"):
         if found != {"fp16": "torch.float16", "bf16": "torch.bfloat16"}[dtype]:
-            raise ValueError(f"fa2_mma was asked for {dtype} and given a tensor of {found}")
+            raise ValueError(f"{kernel} was asked for {dtype} and given a tensor of {found}")
         import torch
 
         return cupy.asarray(x.contiguous().view(torch.int16)).view(cupy.uint16)
@@ -133,30 +133,31 @@ def sixteen_bit(x, dtype):
 
 
 def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1, dtype=None):
-    """Check and compile `kernel` for its inputs `arrays` (q, k, v; online softmax: x, v; fa2_bwd: q, k, v, o, do, lse;
-    paged decoding: q, k_pages, v_pages, block_table, seq_lens; device arrays: CuPy, or PyTorch CUDA tensors, or NumPy
-    to copy) and return (go, out): go() enqueues its launches on the current stream, out is {name: CuPy array} it
-    writes. fa2_mma: `dtype` "fp16" (default) or "bf16", its inputs taken by sixteen_bit and its O uint16 bits.
-    Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for bad
-    shapes, for what the kernel would read out of bounds or misaligned (kernels.check_inputs, the checks cpu.run
+    """Check and compile `kernel` for its inputs `arrays` (in the order of kernels.inputs, as cpu.run takes them;
+    device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches
+    on the current stream, out is {name: CuPy array} it writes. A kernel on 16-bit inputs (its record's
+    sixteen_bit): `dtype` "fp16" (its default) or "bf16", its inputs taken by sixteen_bit and its 16-bit outputs
+    uint16 bits. Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for
+    bad shapes, for what the kernel would read out of bounds or misaligned (kernels.check_inputs, the checks cpu.run
     makes) or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
     compiled kernel's shared memory is not what the host computed."""
     import cupy
 
-    given = arrays
-    if kernel == "fa2_mma":
-        dtype = dtype or "fp16"
-        arrays = [cupy.ascontiguousarray(sixteen_bit(x, dtype)) for x in arrays]
-    else:
-        dtypes = kernels.dtypes(kernel, arrays)
-        arrays = [cupy.ascontiguousarray(cupy.asarray(x, dtype=t)) for x, t in zip(arrays, dtypes, strict=True)]
+    given, record = arrays, kernels.kernel(kernel)
+    dtype = record.dtype(dtype)
+    names = list(kernels.inputs(kernel, 1, 1, 1))
+    wide = [i < len(names) and names[i] in record.sixteen_bit for i in range(len(arrays))]
+    arrays = [
+        cupy.ascontiguousarray(sixteen_bit(x, dtype, kernel) if w else cupy.asarray(x, dtype=t))
+        for x, t, w in zip(arrays, kernels.dtypes(kernel, arrays), wide, strict=True)
+    ]
     bh, n, d, n_kv = kernels.sizes(kernel, arrays)
+    kv_heads = kernels.kv_heads(kernel, arrays)
     kernels.check_inputs(kernel, given, arrays, lambda x: cupy.asnumpy(cupy.asarray(x)), device_address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
     launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(), dtype=dtype)
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
-    kv_heads = kernels.paged_sizes(arrays)["H_kv"] if kernel == "paged_decoding" else 1
     wide = {"unsigned short": cupy.uint16, "float": cupy.float32}
     out = {name: cupy.empty(shape, dtype=wide[kernels.element_type(kernel, name)]) for name, shape in shapes.items()}
     names = [launch.name for launch in launches]
@@ -181,7 +182,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
 
 
 def run(kernel, *arrays, **options):
-    """Run `kernel` on the GPU and return {name: NumPy float32 array} (fa2_mma's O read from its 16-bit bits); the
+    """Run `kernel` on the GPU and return {name: NumPy float32 array} (16-bit outputs read from their bits); the
     arguments are cpu.run's (and prepare's). Raises SharedMemoryError before launching when the tiles do not fit the
     device."""
     import cupy
@@ -190,6 +191,7 @@ def run(kernel, *arrays, **options):
     go()
     cupy.cuda.get_current_stream().synchronize()
     found = {name: cupy.asnumpy(x) for name, x in out.items()}
-    if kernel == "fa2_mma":  # O's bits, read as float32
-        found["O"] = half.values(found["O"], options.get("dtype") or "fp16")
+    record = kernels.kernel(kernel)
+    for name in set(found) & set(record.sixteen_bit):  # 16-bit outputs' bits, read as float32
+        found[name] = half.values(found[name], record.dtype(options.get("dtype")))
     return found

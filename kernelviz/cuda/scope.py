@@ -22,7 +22,8 @@ KEYWORDS = frozenset(
         r"\S+",
         "auto bool break case char const constexpr continue default do double else false float for if inline int long "
         "return short signed sizeof static struct template true typename unsigned void while __global__ __device__ "
-        "__shared__ __forceinline__ __restrict__ asm volatile nullptr static_cast reinterpret_cast static_assert",
+        "__host__ __shared__ __forceinline__ __restrict__ asm volatile nullptr static_cast reinterpret_cast "
+        "static_assert",
     )
 )
 BUILTINS = frozenset(

@@ -33,6 +33,9 @@ def test_preprocessor_lines_and_names_of_other_namespaces_are_not_read():
 def test_uses_leaves_out_keywords_builtins_members_and_comments():
     text = "for (int x = tid; x < Bc*D; x += blockDim.x) Kj[x] = expf(-INFINITY);  // not_a_name"
     assert scope.uses(text) == ["x", "tid", "Bc", "D", "Kj"]
+    line = "__host__ __device__ inline long pool_offset(int page, int D) { return (long)page*D; }"  # paged_decoding.cu
+    assert scope.declares(line) == ["pool_offset", "page", "D"]
+    assert scope.uses(line) == ["pool_offset", "page", "D"]  # not __host__, a qualifier
 
 
 def test_a_loop_body_region_gets_its_loop_the_function_and_the_declarations_it_needs():

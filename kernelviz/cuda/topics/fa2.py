@@ -1,0 +1,38 @@
+"""FA2 (fa2.cu): one block per (Q tile, batch·head) (grid (ceil(N / Br), BH)) walks the K/V tiles, keeping O, l and
+m on chip, and writes O and L = m + log l once. Q is (BH, N, D), K and V (BH, N_kv, D): N_kv keys (0 included),
+causal masking aligned bottom-right. verify holds O to TOL and L to TOL against the logsumexp."""
+
+import numpy as np
+
+from ..descriptor import Kernel, Launch, attention_error, attention_figure, attention_inputs, attention_tiles
+
+
+def shared_bytes(tiles, d):
+    br, bc = tiles
+    return [4 * (2 * br * d + 2 * bc * d + br * bc + 2 * br)]
+
+
+def launches(bh, n, d, tiles, threads, n_splits, dtype, smem):
+    br, bc = tiles
+    return [Launch(f"fa2<{br}, {bc}, {d}>", (-(-n // br), bh), threads, smem[0])]
+
+
+def arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
+    n_kv = n if n_kv is None else n_kv
+    return [("Q", "K", "V", "O", "L", np.int32(n), np.int32(n_kv), np.float32(scale), np.int32(bool(causal)))]
+
+
+KERNEL = Kernel(
+    name="fa2",
+    algorithm="fa2",
+    default_tiles=attention_tiles,
+    shared_bytes=shared_bytes,
+    launches=launches,
+    inputs=lambda bh, n, d, n_kv: attention_inputs(bh, n, d, n_kv),
+    outputs=lambda bh, n, d, n_splits, tiles: {"O": (bh, n, d), "L": (bh, n)},
+    arguments=arguments,
+    shared_formula="4*(2*Br*D + 2*Bc*D + Br*Bc + 2*Br)",
+    error=lambda out, arrays, causal: attention_error(out, arrays, causal, lambda out: out["L"]),
+    n_from_q=True,
+    figure=attention_figure,
+)
