@@ -50,11 +50,10 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from ..runner import RunError, RunResult, Source
+from .reaper import descendants, kill_descendants, subreaper  # noqa: F401 (descendants: the tests walk with it)
 
 GRACE = 3.0  # seconds past the time limit before a child that ignores its alarm is killed
 RUNNING = b"editor "  # a line the child writes as each editor starts: b"editor 1"
-KILL_ROUNDS = 100  # rounds of killing a guard's descendants (a process may fork while the others die)
-PR_SET_CHILD_SUBREAPER = 36  # linux/prctl.h
 STARTUP = 15.0  # seconds more for a child's first job: starting Python and importing the runner, on a busy machine
 
 
@@ -245,58 +244,6 @@ def _alarm(seconds):
         raise EditorTimeout(f"the editors ran past the time limit ({seconds:g} s)")
 
     return raise_timeout
-
-
-def subreaper():
-    """Make this process the subreaper of its descendants (Linux's prctl): an orphan among them becomes its child,
-    not init's, so that `descendants` finds it. Returns whether it is one (False where there is no prctl)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    try:
-        import ctypes
-
-        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-    except (OSError, AttributeError):
-        return False
-
-
-def descendants(pid):
-    """The processes, not ended, whose parent chain leads to `pid`, read from /proc ([] where there is none)."""
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return []
-    children = {}
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                fields = f.read().rpartition(b")")[2].split()  # after the name, which may hold anything
-        except OSError:  # ended meanwhile
-            continue
-        if fields and fields[0] != b"Z":  # a zombie has ended (and has no children: they were handed on)
-            children.setdefault(int(fields[1]), []).append(int(name))
-    found, stack = [], [pid]
-    while stack:
-        for child in children.get(stack.pop(), ()):
-            found.append(child)
-            stack.append(child)
-    return found
-
-
-def kill_descendants(pid):
-    """SIGKILL every descendant of `pid` (see `descendants`), round after round until none is left (or
-    KILL_ROUNDS). Returns whether none is left."""
-    for _ in range(KILL_ROUNDS):
-        found = descendants(pid)
-        if not found:
-            return True
-        for child in found:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.kill(child, signal.SIGKILL)
-        time.sleep(0.01)
-    return not descendants(pid)
 
 
 # what the guard ignores: every signal a process may catch that would end or stop it (not SIGCHLD)
