@@ -136,6 +136,14 @@ def visible_tiles(row_stop, n, n_kv, kv_tiles, causal):
     return [j for j, (c0, _) in enumerate(kv_tiles) if c0 <= last_key]
 
 
+def write_unseen(ledger, o, lse, i, r0, r1, s, at):
+    """Block i's rows r0..r1 see no key (the causal mask hides them all): O = 0 and L = -inf, written without a load,
+    as flash-attn's forward returns before loading Q (``formulas.rows_seeing``)."""
+    o[:, r0:r1], lse[:, r0:r1] = 0, -np.inf
+    ledger.write("O", i, (r1 - r0) * o.shape[-1] * s, step=0, **at)
+    ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+
+
 def scores(qi, kj, scale, rows, cols, n, n_kv, causal, flops=None):
     """Sij = scale * Qi @ Kj^T in float32, -inf where the causal mask hides a key. rows, cols: (start, stop).
     Raises ValueError when a score the mask keeps overflows float32 (finite inputs whose products do not fit): the

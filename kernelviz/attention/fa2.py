@@ -20,7 +20,18 @@ rows that see none come out of it with l = 0, so ``finish`` gives them O = 0 and
 
 import numpy as np
 
-from ._inputs import STAT_BYTES, AttentionResult, absorb, check_qkv, finish, positive_int, scores, tiles, visible_tiles
+from ._inputs import (
+    STAT_BYTES,
+    AttentionResult,
+    absorb,
+    check_qkv,
+    finish,
+    positive_int,
+    scores,
+    tiles,
+    visible_tiles,
+    write_unseen,
+)
 from .ledger import Ledger
 
 KERNEL = "fa2"
@@ -48,10 +59,8 @@ def flash_attention_2(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
     for i, (r0, r1) in enumerate(tiles(n, Br)):
         at = dict(kernel=KERNEL, block=i, heads=bh)
         visits = visible_tiles(r1, n, n_kv, kv_tiles, causal)
-        if not visits:  # the mask hides every key from every row: load nothing, write O = 0 and L = -inf
-            o[:, r0:r1], lse[:, r0:r1] = 0, -np.inf
-            ledger.write("O", i, (r1 - r0) * d * s, step=0, **at)
-            ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+        if not visits:  # the mask hides every key from every row: load nothing
+            write_unseen(ledger, o, lse, i, r0, r1, s, at)
             continue
         Qi = q[:, r0:r1]  # load Qi: stays in SRAM for the whole block
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)

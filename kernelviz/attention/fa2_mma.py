@@ -42,6 +42,7 @@ from ._inputs import (
     scores,
     tiles,
     visible_tiles,
+    write_unseen,
 )
 from .ledger import LOAD, STORE, Ledger
 
@@ -87,10 +88,8 @@ def flash_attention_2_mma(
     for i, (r0, r1) in enumerate(tiles(n, Br)):
         at = dict(kernel=KERNEL, block=i, heads=bh)
         visits = visible_tiles(r1, n, n_kv, kv_tiles, causal)
-        if not visits:  # the mask hides every key from every row: load nothing, write O = 0 and L = -inf
-            o[:, r0:r1], lse[:, r0:r1] = 0, -np.inf
-            ledger.write("O", i, (r1 - r0) * d * s, step=0, **at)
-            ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+        if not visits:  # the mask hides every key from every row: load nothing
+            write_unseen(ledger, o, lse, i, r0, r1, s, at)
             continue
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)  # load Qi: HBM -> SRAM -> registers, once
         ledger.smem("Q", STORE, Br * d * s, **smem)  # the whole tile: rows past N stored as zeros
