@@ -5,7 +5,6 @@ where it was, at the size it was (bounding boxes equal to the pixel), and the fo
 indents (an edit, kept) and the way out (Escape, then Tab) is shown; an indent alone does not start Python's 13.6 MB
 download (issue 32, item 7); a change to the code does."""
 
-
 import pytest
 from playwright.sync_api import expect
 
