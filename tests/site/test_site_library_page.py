@@ -20,7 +20,7 @@ def test_a_page_drawing_with_the_library_links_its_source_above_its_first_such_e
     assert text.index("Library source") > text.index('data-editor="0"')  # above the first editor that imports it
     assert text.index("Library source") < text.index('data-editor="1"')
     source = html.unescape(re.sub(r"<[^>]+>", "", (out / "figlib.html").read_text()))
-    for piece in ("def sizes(**defaults):", "class Figure:", "def place_hbm(tensors, top):", '"q-fill"'):
+    for piece in ("def sizes(**defaults):", "class Figure:", "def place_hbm(tensors, top, grow=PHONE):", '"q-fill"'):
         assert piece in source
     assert "Library source" not in (out / "b.html").read_text()
 
