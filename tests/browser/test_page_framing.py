@@ -16,7 +16,7 @@ def test_the_overview_is_framed_as_exact_attention_around_the_memory_hierarchy(p
     page.goto(f"{site_url}/overview.html")
     lede = page.locator(".kv-prose p").first.text_content()
     assert lede == "Exact attention, reorganized around the memory hierarchy."
-    before = page.locator(".kv-prose p", has_text="Coloured blocks are resident").evaluate(
+    before = page.locator(".kv-prose p", has_text="Coloured blocks are on chip").evaluate(
         "(p) => p.compareDocumentPosition(document.getElementById('kv-explorer')) & Node.DOCUMENT_POSITION_FOLLOWING"
     )
     assert before, "the sentence that says what the colours mean comes before the explorer"
