@@ -75,7 +75,7 @@ def visited_sums(N, Br, Bc, N_kv=None, causal=False):
     if not causal:
         return Tr * Tc, Tr
     b = Br - 1 + N_kv - N  # the last key block i's last row sees is Br i + b
-    first = min(Tr - 1, max(0, cdiv(-b, Br)))  # the first block that sees a key
+    first = _first_seeing(N, Br, Bc, N_kv, causal)
     whole = min(Tr - 1, max(first, cdiv((Tc - 1) * Bc - b, Br)))  # the first block that sees every tile
     n = whole - first  # blocks in between: floor((Br i + b) / Bc) + 1 tiles each, with Br first + b >= 0
     partial = floor_sum(n, Bc, Br, Br * first + b) + n
