@@ -167,11 +167,8 @@ def merge(state_a, state_b):
     lse = m + log(e^(lse_a - m) + e^(lse_b - m)), m = max(lse_a, lse_b). A state over no key is (0, -inf), the
     merge's identity. Associative and commutative up to rounding: any grouping of the splits gives the same state."""
     (o_a, lse_a), (o_b, lse_b) = state_a, state_b
-    m = safe_max(np.maximum(lse_a, lse_b))
-    w_a, w_b = np.exp(lse_a - m), np.exp(lse_b - m)
-    total = w_a + w_b
-    safe = np.where(total == 0, 1, total)
-    o = (w_a / safe)[..., None] * o_a + (w_b / safe)[..., None] * o_b
-    with np.errstate(divide="ignore"):
-        lse = np.where(total == 0, -np.inf, m + np.log(safe))
-    return o, lse
+    lse_s = np.stack([lse_a, lse_b])  # the two states as two splits: combine_lse weighs their outputs
+    m = safe_max(lse_s.max(0))
+    with np.errstate(divide="ignore"):  # two states over no key: log 0 = -inf, the identity's lse
+        lse = m + np.log(np.exp(lse_s - m).sum(0))
+    return combine_lse(np.stack([o_a, o_b]), lse_s), lse
