@@ -67,6 +67,7 @@ FLOP_FORMULAS = {
     "fa2-mma": flops.fa2,  # the same work: rounding P to 16 bits is a cast, which costs nothing
     "paged-decoding": flops.paged_decoding,
 }
+OBSERVED = ("fa2",)  # the algorithms that report their carries as they go (run's observe)
 # the storage dtypes each algorithm takes (the first: its default); the others take float32 and float16
 DTYPES = {"fa2-mma": ("float16", "bfloat16")}  # tensor cores' mma.m16n8k16 takes 16-bit operands
 MMA_OPTIONS = ("warps", "p_in_shared")  # fa2-mma's alone, as splits is flash decoding's
@@ -146,18 +147,22 @@ def storage(algo, dtype=None):
     return dtype
 
 
-def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
+def run(algo, *, seed=0, dtype=None, sram_budget=None, observe=None, **sizes):
     """Run `algo` (a name of ALGORITHMS or SOFTMAX) at `sizes` on random inputs drawn with `seed`; returns a Run.
     `dtype` (default: ``storage``'s) and `sram_budget` go to the attention algorithms. Raises ValueError for an
     unknown algorithm or size, a size of the wrong type or below 1, a missing one, a dtype the algorithm does not
-    take, or what the algorithm refuses."""
+    take, or what the algorithm refuses. `observe`: the algorithm's observer of its carries, for those that take one
+    (``OBSERVED``: fa2's, see flash_attention_2)."""
+    if observe is not None and algo not in OBSERVED:
+        raise ValueError(f"observe: only {', '.join(OBSERVED)} report their carries, not {algo}")
     sizes, messages = glossary.canonical(sizes, "attention.run")
     for message in messages:
         warnings.warn(message, FutureWarning, stacklevel=2)
     if algo == "paged-decoding":
         return _paged(_checked(algo, sizes, PAGED_SIZES), seed, storage(algo, dtype), sram_budget)
     if algo in ALGORITHMS:
-        return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, storage(algo, dtype), sram_budget)
+        sizes = _checked(algo, sizes, ATTENTION_SIZES)
+        return _attention(algo, sizes, seed, storage(algo, dtype), sram_budget, observe)
     if algo in SOFTMAX:
         kinds = {**SOFTMAX_SIZES, "d": (int, True)} if algo == "online-softmax-output" else SOFTMAX_SIZES
         return _softmax(algo, _checked(algo, sizes, kinds), seed)
@@ -286,7 +291,7 @@ def warps_problem(warps):
     )
 
 
-def _attention(algo, sizes, seed, dtype, sram_budget):
+def _attention(algo, sizes, seed, dtype, sram_budget, observe=None):
     sizes = {"N_kv": sizes["N"], "batch_heads": 1, "causal": False, **sizes}
     bh, n, n_kv, d = sizes["batch_heads"], sizes["N"], sizes["N_kv"], sizes["d"]
     q, k, v = random_normal(seed, (bh, n, d), (bh, n_kv, d), (bh, n_kv, d))
@@ -298,6 +303,8 @@ def _attention(algo, sizes, seed, dtype, sram_budget):
     if algo == "fa2-mma":
         sizes = {"warps": 4, "p_in_shared": False, **sizes}
         options.update({key: sizes[key] for key in MMA_OPTIONS})
+    if observe is not None:
+        options["observe"] = observe
     result = ALGORITHMS[algo](q, k, v, **options)
     return Run(algo, sizes, {"q": q, "k": k, "v": v}, result)
 
