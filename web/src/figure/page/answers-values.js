@@ -19,9 +19,10 @@ function table(doc) {
 }
 
 export function valuesTable(doc, shownSizes, stepKeys) {
-  const t = table(doc);
-  if (!t) return () => undefined;
+  let t; // read when first asked: the table comes after the figure in the page, which this runs before
   const fits = () => {
+    t ??= table(doc);
+    if (!t) return false;
     const shown = shownSizes() || {};
     const keys = stepKeys();
     if (!keys || keys.length !== t.keys.length || keys.some((k, i) => k !== t.keys[i])) return false;

@@ -130,11 +130,14 @@ export class Hover {
   lines(facts) {
     const head = [facts.slot, facts.in, facts.of].filter(Boolean).join(' · ');
     const out = [head];
-    if (facts.via) out.push(`${facts.via}${facts.step ? ` (step ${facts.step})` : ''}: ${facts.bytes} B over HBM`);
+    if (facts.via) out.push(`${facts.via}${facts.step ? ` at step ${facts.step}` : ''} · ${facts.bytes} B over HBM`);
     else out.push(facts.in === 'HBM' ? `${facts.bytes} B in HBM` : 'holds nothing yet');
     const v = this.values(this.step(), facts.slot);
-    if (v !== undefined) out.push(...valueLines(v));
-    return out;
+    if (v === undefined) return out;
+    const lines = valueLines(v);
+    const rows = Array.isArray(v) ? (Array.isArray(v[0]) ? `${v.length} × ${v[0].length}` : `${v.length}`) : '';
+    if (lines.length === 1 && !Array.isArray(v)) return [...out, `value: ${lines[0]}`];
+    return [...out, `values (${rows}):`, ...lines];
   }
 
   place(g) {
