@@ -79,14 +79,14 @@ def test_a_cell_and_the_carries_show_the_values_numpy_gives(fa2):
 def test_the_keyboard_alone_reaches_the_answers(fa2):
     page, keys = fa2
     go(page, keys, "update m,l,O i=0 j=0")
-    page.locator("h1").click()
+    page.locator("h1").click()  # (the text comes after the figure: back up to it)
     svg = page.locator("#kv-figure .kv-canvas > svg")
-    for _ in range(40):  # Tab until the canvas has the focus
-        page.keyboard.press("Tab")
+    for _ in range(80):  # Shift+Tab until the canvas has the focus
+        page.keyboard.press("Shift+Tab")
         if page.evaluate("document.activeElement === document.querySelector('#kv-figure .kv-canvas > svg')"):
             break
     else:
-        pytest.fail("Tab never reaches the figure's canvas")
+        pytest.fail("Shift+Tab never reaches the figure's canvas")
     step = page.evaluate("window.kernelviz.step()")
     seen = []
     for _ in range(60):
