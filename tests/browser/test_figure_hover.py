@@ -13,7 +13,7 @@ from kernelviz.attention import runs
 
 SIZES = dict(N=8, d=4, Br=4, Bc=4)  # the page's figure (its trace entry `fig`)
 PANEL = "#kv-figure .kv-answer"
-SLOT = "#kv-figure svg g[data-slot*='\"slot\":\"{}\"']"
+SLOT = '#kv-figure svg g[data-slot*=\'"slot":"{}"\']'
 
 
 @pytest.fixture(scope="module")
@@ -71,7 +71,8 @@ def test_a_cell_and_the_carries_show_the_values_numpy_gives(fa2):
     assert "K1 · HBM" in page.locator(PANEL).inner_text() and "64 B in HBM" in page.locator(PANEL).inner_text()
     go(page, keys, "load K,V i=1 j=1")
     page.locator(SLOT.format("Kj")).last.hover()
-    assert "read from HBM: K1" in page.locator(PANEL).inner_text() and "· 64 B over HBM" in page.locator(PANEL).inner_text()
+    text = page.locator(PANEL).inner_text()
+    assert "read from HBM: K1" in text and "· 64 B over HBM" in text, text
     page.mouse.move(2, 2)  # away from the figure: the panel goes
     assert page.locator(PANEL).is_hidden()
 
@@ -98,7 +99,8 @@ def test_the_keyboard_alone_reaches_the_answers(fa2):
     assert seen[-1] == "mi", seen
     assert page.evaluate("window.kernelviz.step()") == step  # the arrows walked the slots, not the steps
     panel = page.locator(PANEL)
-    assert panel.get_attribute("aria-live") == "polite" and svg.get_attribute("aria-describedby") == panel.get_attribute("id")
+    assert panel.get_attribute("aria-live") == "polite"
+    assert svg.get_attribute("aria-describedby") == panel.get_attribute("id")
     assert "values" in panel.inner_text()
     page.keyboard.press("Escape")
     assert panel.is_hidden()

@@ -23,7 +23,8 @@ LABELS = """() => {
   let overlaps = 0;
   for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
     const [a, b] = [boxes[i], boxes[j]];
-    if (Math.min(a[2], b[2]) - Math.max(a[0], b[0]) > 0.5 && Math.min(a[3], b[3]) - Math.max(a[1], b[1]) > 0.5) overlaps++;
+    const across = Math.min(a[2], b[2]) - Math.max(a[0], b[0]), down = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+    if (across > 0.5 && down > 0.5) overlaps++;
   }
   return { boxes, overlaps };
 }"""

@@ -1,5 +1,5 @@
 // Math ↔ figure: a symbol of the page's math that stands for a slot of the figure (tagged at build time,
-// data-kv-slot="mi" on the MathML of m_i: kernelviz/site/math_symbols.py) marks that slot in the figure while the
+// data-kv-slot="mi" on the MathML of m_i: kernelviz/site/extensions/math_symbols.py) marks that slot in the figure while the
 // pointer is on it (a tap: until the next tap), and pointing at a slot in the figure (ui/hover.js) lights up every
 // symbol for it in the text (class kv-sym-on). The symbols are not focusable: their words are in the prose, and the
 // keyboard reaches the same slots in the figure itself.

@@ -23,9 +23,7 @@ SYMBOLS = {
 }
 
 _MI = r"<mi(?: [^>]*)?>([A-Za-z])</mi>"
-_SUB = re.compile(
-    r"<(msub|msubsup)((?: [^>]*)?)>" + _MI + r"(?:" + _MI + r"|<mrow>" + _MI + _MI + r"</mrow>)"
-)
+_SUB = re.compile(r"<(msub|msubsup)((?: [^>]*)?)>" + _MI + r"(?:" + _MI + r"|<mrow>" + _MI + _MI + r"</mrow>)")
 
 
 def tag(html):
