@@ -187,6 +187,7 @@ export class Hover {
 
   /** The step changed, or the drawing moved: show the selected slot as it is now. */
   refresh() {
+    if (this.box.dataset.linked) this.highlight(this.box.dataset.linked); // (the math's mark follows its slot)
     if (!this.selected) return;
     const g = this.find(this.selected);
     if (g) this.show(g);
