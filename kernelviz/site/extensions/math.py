@@ -18,8 +18,8 @@ import unicodedata
 from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
-from .math_symbols import tag
 from ..tokens import walk
+from .math_symbols import tag
 
 DISPLAY = {"math_block": True, "math_block_label": True, "math_inline_double": True, "math_inline": False}
 

@@ -145,8 +145,9 @@ export class Hover {
     const b = g.getBoundingClientRect();
     Object.assign(this.mark.style, { left: `${b.left - box.left - 2}px`, top: `${b.top - box.top - 2}px`, width: `${b.width + 4}px`, height: `${b.height + 4}px` });
     this.mark.hidden = false;
-    const below = b.bottom - box.top + 6;
-    const top = below + 90 > box.height ? Math.max(0, b.top - box.top - 6 - this.panel.offsetHeight) : below;
+    const [below, height] = [b.bottom - box.top + 6, this.panel.offsetHeight];
+    const above = b.top - box.top - 6 - height; // under the slot if it fits in the canvas, else over it, else where it fits
+    const top = below + height <= box.height ? below : above >= 0 ? above : Math.max(0, box.height - height);
     const left = Math.min(Math.max(0, b.left - box.left), Math.max(0, box.width - this.panel.offsetWidth));
     Object.assign(this.panel.style, { left: `${left}px`, top: `${top}px` });
   }
