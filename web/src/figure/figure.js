@@ -1,5 +1,6 @@
-// The figure of a page: a Scene drawn into the page's <aside class="kv-figure">, with its step list, settings
-// panel, keys, URL and page bindings. `setScene` checks a Scene and redraws, keeping the current step when the new
+// The figure of a page: a Scene drawn into the page's <aside class="kv-figure">, with its step list (and scrubber),
+// settings panel, keys, URL and page bindings, its answers (ui/hover.js: what a slot holds, by pointer, tap or
+// keyboard) and the reader's zoom (ui/zoom.js). `setScene` checks a Scene and redraws, keeping the current step when the new
 // scene still has it; a scene that cannot be drawn shows why in the canvas instead of any part of a figure.
 // The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
 // A page built with its figure drawn (<div class="kv-canvas"><svg data-prerendered>, kernelviz/site/figure_svg.py)
