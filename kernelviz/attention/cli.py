@@ -34,20 +34,11 @@ import math
 
 from kernelviz.commands.checks import non_negative, output_file, positive
 
-from .runs import WORK_LIMIT, warps_problem
+from .runs import ALGORITHMS, REGISTRY, WORK_LIMIT
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = (
-    "standard",
-    "fa1",
-    "fa2",
-    "flash-decoding",
-    "fa2-backward",
-    "standard-backward",
-    "fa2-mma",
-    "paged-decoding",
-)
+NAMES = tuple(ALGORITHMS)  # the registry's (attention.topics), softmax variants aside
 
 
 def _lengths(text):
@@ -62,9 +53,10 @@ _lengths.__name__ = "list of lengths"
 
 
 def _warps(text):
-    """--warps: 1 to runs.MAX_WARPS."""
+    """--warps: as many as a block holds (its option's check)."""
     value = positive(text)
-    if problem := warps_problem(value):
+    checks = [o.check for r in REGISTRY.values() for o in r.options if o.name == "warps" and o.check]
+    if problem := next((p for check in checks if (p := check(value))), None):
         raise argparse.ArgumentTypeError(problem.removeprefix("warps: "))
     return value
 

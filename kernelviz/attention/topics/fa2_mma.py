@@ -1,0 +1,42 @@
+"""FA2 on tensor cores (fa2_mma.py): FA2's loops split among the warps of a block, 16-bit operands and float32
+accumulators. It takes float16 or bfloat16 storage only, warps and p_in_shared, and counts its shared-memory
+traffic too (``formulas.fa2_mma_shared``); its HBM traffic and FLOPs are FA2's exactly (rounding P to 16 bits is a
+cast, which costs nothing)."""
+
+from .. import flops, formulas
+from ..algorithm import Algorithm, Option
+from ..fa2_mma import flash_attention_2_mma
+
+MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
+
+
+def warps_problem(warps):
+    """Why `warps` warps cannot make one block (a sentence), or None."""
+    if warps <= MAX_WARPS:
+        return None
+    return (
+        f"warps: {warps:,} warps do not make a block, which has at most {MAX_WARPS} warps ({MAX_WARPS * 32} threads);"
+        " the CUDA kernel runs 4 warps of 16 rows each (Br = 64)"
+    )
+
+
+STRAY = "{given}: fa2-mma's (warps on tensor cores), not {algo}'s"
+
+ALGORITHM = Algorithm(
+    name="fa2-mma",
+    function=flash_attention_2_mma,
+    options=(
+        Option("warps", int, default=4, stray=STRAY, check=warps_problem),
+        Option("p_in_shared", bool, default=False, stray=STRAY),
+    ),
+    bytes=formulas.fa2,
+    flops=flops.fa2,
+    shared=formulas.fa2_mma_shared,
+    minimum=formulas.compulsory,
+    baseline="standard",
+    baseline_words="standard attention",
+    dtypes=("float16", "bfloat16"),
+    dtypes_why="tensor cores' mma.m16n8k16 takes 16-bit operands",
+    known_as="tensor cores",
+    slower=4,  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
+)

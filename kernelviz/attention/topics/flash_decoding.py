@@ -1,0 +1,26 @@
+"""Flash decoding (flash_decoding.py): the keys cut into splits, each reduced alone, then the partials combined;
+its options say how many splits and what a partial holds."""
+
+from .. import flops, formulas
+from ..algorithm import Algorithm, Option
+from ..flash_decoding import flash_decoding
+
+ALGORITHM = Algorithm(
+    name="flash-decoding",
+    function=flash_decoding,
+    options=(
+        Option("splits", int, formula=True, stray="splits is a flash-decoding size"),  # default: min(4, tiles)
+        Option(
+            "partials",
+            str,
+            formula=True,
+            choices=("unnormalized", "lse"),
+            stray="partials is a flash-decoding option ('unnormalized' or 'lse')",
+        ),
+    ),
+    bytes=formulas.flash_decoding,
+    flops=flops.flash_decoding,
+    minimum=formulas.compulsory,
+    baseline="standard",
+    baseline_words="standard attention",
+)
