@@ -139,6 +139,38 @@ def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     )
 
 
+def refusal(algo, sizes, dtype, available=None):
+    """Why a run of attention algorithm `algo` at `sizes` (``run``'s) in storage `dtype` is not to be made unasked (a
+    sentence saying what to write instead: closed_form: true, or a smaller N), or None: it needs more memory than
+    the machine has (``footprint``: `available` bytes, default what it says) or more tile steps than WORK_LIMIT.
+    Only for an algorithm on q, k, v; sizes missing or of the wrong type are left for ``run`` to name."""
+    from . import footprint
+
+    if algorithm(algo).inputs is not DENSE:
+        return None
+    have = footprint.available() if available is None else available
+    try:
+        n, d, Br, Bc = (int(sizes[k]) for k in ("N", "d", "Br", "Bc"))
+        n_kv, heads = int(sizes.get("N_kv", n)), int(sizes.get("batch_heads", 1))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if min(n, d, Br, Bc, n_kv, heads) < 1:
+        return None
+    instead = "add closed_form: true to the trace's sizes (bytes, FLOPs and ratio_standard at any size) or choose a "
+    instead += "smaller N"
+    splits = sizes.get("splits") or min(4, -(-n_kv // Bc))
+    need, parts = footprint.estimate(algo, n, n_kv, d, heads, Br, Bc, itemsize(dtype), splits)
+    if have is not None and need > have:
+        biggest = max(parts, key=parts.get)
+        return (
+            f"{algo} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
+            f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: {instead}"
+        )
+    if problem := too_long(algo, n, d, Br, Bc, n_kv, bool(sizes.get("causal")), heads):
+        return f"{problem} at every build: {instead}"
+    return None
+
+
 def duration(s):
     """Seconds in the unit that reads: "40 s", "12 min", "3.1 h", "5.2 days"."""
     for unit, scale in (("days", 86400), ("h", 3600), ("min", 60)):

@@ -15,7 +15,7 @@ twice is a warning at the fence's line (and no chart).
 from markdown_it.common.utils import escapeHtml
 
 from .. import bars_svg
-from . import fence_info, trace
+from . import fence_info, placeholders, trace
 
 LANGUAGE = "tiles-per-block"
 ROLES = (("full", "without the mask"), ("masked", "with the causal mask"))
@@ -62,7 +62,7 @@ def _figure(page, token, line, context, ident):
         x_label="block i of query rows",
         y_label="K/V tiles visited",
     )
-    caption = escapeHtml(trace.fill(token.content.strip(), page, line, context))
+    caption = escapeHtml(placeholders.fill(token.content.strip(), page, line, context))
     return f'<figure class="kv-bars-figure">{svg}{bars_svg.legend(series)}<figcaption>{caption}</figcaption></figure>\n'
 
 
