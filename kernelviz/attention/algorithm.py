@@ -120,7 +120,7 @@ class Option:
     `default` a run fills in (None: left out, and the function's own default holds), the `keyword` the function
     takes it by (default: the glossary's), whether the closed forms of bytes and FLOPs take it too (`formula`),
     the `choices` a str takes, and `stray`, the error for an algorithm without it ({given}: the options given,
-    {algo}: that algorithm). ``check`` (value -> a sentence, or None) refuses values the function would not."""
+    {algo}: that algorithm). `check` (value -> a sentence, or None) refuses values the function would not."""
 
     name: str
     kind: type
@@ -130,6 +130,9 @@ class Option:
     choices: tuple = ()
     stray: str = "{given}: not an option of {algo}"
     check: Callable | None = None
+    lenient: bool = False  # the command line lets other algorithms ignore its flag (--splits) instead of refusing it
+    help: str = ""  # what it does, for the command line's --help
+    counted_as: Callable | None = None  # sizes -> the value the function runs with, given or not (its default, capped)
 
     @property
     def argument(self):

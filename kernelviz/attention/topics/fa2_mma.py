@@ -26,8 +26,21 @@ ALGORITHM = Algorithm(
     name="fa2-mma",
     function=flash_attention_2_mma,
     options=(
-        Option("warps", int, default=4, stray=STRAY, check=warps_problem),
-        Option("p_in_shared", bool, default=False, stray=STRAY),
+        Option(
+            "warps",
+            int,
+            default=4,
+            stray=STRAY,
+            check=warps_problem,
+            help=f"warps a block (1 to {MAX_WARPS}), each owning ceil(Br / warps) of its rows (default 4)",
+        ),
+        Option(
+            "p_in_shared",
+            bool,
+            default=False,
+            stray=STRAY,
+            help="send P through shared memory (the round trip FA2's register reuse avoids) to count it",
+        ),
     ),
     bytes=formulas.fa2,
     flops=flops.fa2,

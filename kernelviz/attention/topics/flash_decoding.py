@@ -9,13 +9,21 @@ ALGORITHM = Algorithm(
     name="flash-decoding",
     function=flash_decoding,
     options=(
-        Option("splits", int, formula=True, stray="splits is a flash-decoding size"),  # default: min(4, tiles)
+        Option(
+            "splits",
+            int,
+            formula=True,
+            stray="splits is a flash-decoding size",
+            lenient=True,
+            counted_as=lambda s: min(s.get("splits") or 4, -(-s["N_kv"] // s["Bc"])),  # at most the tiles (4)
+        ),
         Option(
             "partials",
             str,
             formula=True,
             choices=("unnormalized", "lse"),
             stray="partials is a flash-decoding option ('unnormalized' or 'lse')",
+            help="its partials: O, m, l (default) or normalized O and one log-sum-exp a row",
         ),
     ),
     bytes=formulas.flash_decoding,
