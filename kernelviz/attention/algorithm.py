@@ -147,10 +147,12 @@ class Algorithm:
     The closed forms take its sizes as formulas.py's do: `bytes` -> {T: {read, write}} (the ledger meets it
     exactly), `flops` -> {kind: FLOPs}, `shared` -> {T: {store, load}} of shared memory (None where the ledger
     counts none); `minimum` -> {T: {read, write}}, the compulsory traffic the command line compares with;
-    `baseline` names the algorithm whose closed-form bytes a run is measured against (ratio_standard; None: not
-    measured against one), `baseline_words` says it in a sentence. `extra` (Run -> {name: number or dict}) adds
-    numbers of its own to ``Run.numbers``; `per_block`: its ledger says the tiles each block of rows visits
-    (``blocks.tiles_per_block``), and its grid can be dealt to SMs (``blocks.grid``)."""
+    `family` ("forward", "backward"; None: measured against none) is the passes it is measured with: against the
+    closed-form bytes of the family's `baseline` record (ratio_standard, the command line's vs_standard), which
+    `title` names in a sentence ("standard attention"). `extra` (Run -> {name: number or dict}) adds
+    numbers of its own to ``Run.numbers``; `per_block` reads from its ledger the tiles each block of rows visits
+    (``blocks.tiles_per_block``), and `grid` says the blocks its kernel launches (``blocks.grid``), which
+    ``blocks.schedule`` deals to SMs."""
 
     name: str
     function: Callable
@@ -160,14 +162,18 @@ class Algorithm:
     flops: Callable | None = None
     shared: Callable | None = None
     minimum: Callable | None = None
-    baseline: str | None = None
-    baseline_words: str = ""
+    family: str | None = "forward"
+    baseline: bool = False
+    title: str = ""
     dtypes: tuple = ("float32", "float16")  # the storage dtypes it takes; the first is its default
     dtypes_why: str = ""  # why it takes only those (a clause), where it differs from the others
     known_as: str = ""  # a few words the errors say it with ("tensor cores")
     extra: Callable | None = None
-    per_block: bool = False
+    per_block: Callable | None = None  # ledger -> [K/V tiles block 0, 1, ... of (batch, head) 0 visits]
+    grid: Callable | None = None  # (tiles per block, batch_heads) -> the work of each block of its grid, launch order
     slower: float = 1  # its NumPy steps' time over FA2's (runs.seconds)
+    ledger_records: Callable = lambda tr, tc, n_splits: tr * (2 * tc + 3)  # per batch·head, unmasked (footprint)
+    memory: Callable | None = None  # footprint.Sizes -> {part: bytes} it allocates beyond every run's (footprint)
     skips_masked: bool = True  # it skips the K/V tiles the causal mask hides entirely (runs.tile_steps)
     passes: int = 1  # the passes over the tiles a run takes: 2 for a backward pass (its forward, then its own)
     lighter: str = ""  # what to run instead when it does not fit in memory (the CLI's advice), or ""

@@ -36,6 +36,7 @@ from kernelviz.commands.checks import non_negative, output_file, positive
 
 from .algorithm import DENSE
 from .runs import ALGORITHMS, REGISTRY, WORK_LIMIT
+from .topics import baseline
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
@@ -172,18 +173,17 @@ def main(args):
 
     sizes = dict(N_kv=n_kv, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
     # measured against its baseline (a backward pass: the standard backward) and its own minimum
-    standard = formulas.total(
-        REGISTRY[record.baseline].bytes(args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes)
-    )
+    against = baseline(record)
+    measure = formulas.total(against.bytes(args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes))
     compulsory = formulas.total(record.minimum(args.N, args.d, **sizes))
     ledger = result.ledger
     report = dict(
         algorithm=args.algo,
         params=dict(N=args.N, N_kv=n_kv, d=args.d, batch_heads=args.batch_heads, seed=args.seed, **result.params),
         **ledger.summary(),
-        standard_bytes=standard,
+        standard_bytes=measure,
         compulsory_bytes=compulsory,
-        vs_standard=ledger.total_bytes / standard,
+        vs_standard=ledger.total_bytes / measure,
         vs_compulsory=ledger.total_bytes / compulsory,
     )
     device = None
@@ -192,7 +192,7 @@ def main(args):
 
         device = gpu(args.gpu)
         report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, device)
-    if record.per_block:
+    if record.per_block is not None:
         report["kv_tiles_per_block"] = blocks.tiles_per_block(result)
         if device is not None:  # the grid the kernel launches, dealt to the GPU's SMs (attention.blocks)
             work = blocks.grid(args.algo, report["kv_tiles_per_block"], args.batch_heads)
@@ -353,11 +353,11 @@ def _table(report):
     ]
     for name, t in report["per_tensor"].items():
         lines.append(f"{name:<12}{t['read']:>16,} B{t['write']:>16,} B")
-    total, standard, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
-    baseline = REGISTRY[report["algorithm"]].baseline_words
+    total, measure, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
+    against = baseline(REGISTRY[report["algorithm"]]).title
     lines += [
         f"{'total':<12}{total:>34,} B ({size(total)})",
-        f"vs {baseline} ({standard:,} B, {size(standard)}): {ratio(total, standard, baseline)}",
+        f"vs {against} ({measure:,} B, {size(measure)}): {ratio(total, measure, against)}",
         f"vs compulsory minimum ({compulsory:,} B, {size(compulsory)}): "
         + ratio(total, compulsory, "the compulsory minimum"),
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",

@@ -13,7 +13,7 @@ vocabulary, whatever the algorithm, that ``{{ trace.EXPR }}`` looks up (kernelvi
 
 from . import blocks, formulas
 from ._inputs import itemsize
-from .topics import REGISTRY, TOPICS
+from .topics import REGISTRY, TOPICS, baseline
 
 
 def of(done, sms=None, batch_heads=None):
@@ -26,7 +26,7 @@ def of(done, sms=None, batch_heads=None):
     out = without_flags(record, done.sizes)
     out.update(done.result.ledger.numbers())
     out.update(done.counts)
-    if record.per_block:
+    if record.per_block is not None:
         out["tiles_per_block"] = per_block(blocks.tiles_per_block(done.result))
     if sms is not None:
         heads = done.sizes.get("batch_heads", 1) if batch_heads is None else batch_heads
@@ -34,22 +34,22 @@ def of(done, sms=None, batch_heads=None):
         out["schedule"] = {**blocks.schedule(work, sms), "batch_heads": heads}
     if record.extra is not None:
         out.update(record.extra(done))
-    if record.baseline is not None:  # the baseline's bytes from its closed form (the tests hold it to its ledger)
+    if (against := baseline(record)) is not None:  # its bytes from its closed form (the tests hold it to its ledger)
         s = done.sizes
-        standard = REGISTRY[record.baseline].bytes(
+        counted = against.bytes(
             s["N"], s["d"], s["Br"], s["Bc"], N_kv=s["N_kv"], causal=s["causal"], batch_heads=s["batch_heads"],
             itemsize=itemsize(done.dtype),  # the same bytes per element: float16's for a bfloat16 fa2-mma
         )  # fmt: skip
-        out["ratio_standard"] = formulas.total(standard) / done.result.ledger.total_bytes
+        out["ratio_standard"] = formulas.total(counted) / done.result.ledger.total_bytes
     return out
 
 
 def schedule_problem(algo):
     """Why `algo`'s grid cannot be dealt to SMs (a sentence), or None for an algorithm whose ledger says its tiles
     per block."""
-    if REGISTRY[algo].per_block:
+    if REGISTRY[algo].per_block is not None:
         return None
-    names = " and ".join(r.name for r in TOPICS if r.per_block)
+    names = " and ".join(r.name for r in TOPICS if r.per_block is not None)
     return f"schedule is for {names} (whose blocks of rows it deals to SMs), not {algo!r}"
 
 

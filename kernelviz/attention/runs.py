@@ -25,6 +25,7 @@ from ._inputs import itemsize
 from .algorithm import DENSE
 from .numbers import of, without_flags
 from .topics import REGISTRY, TOPICS  # REGISTRY: {name: algorithm.Algorithm}, in the registry's order
+from .topics import baseline as baseline_of
 
 # The CLI's names for the attention algorithms, and for the softmax variants of the Online softmax page: views of
 # the registry. Each record's closed forms: the bytes its ledger meets, and the FLOPs its ledger.flops meets.
@@ -182,7 +183,8 @@ def duration(s):
 def baseline(algo):
     """What `algo`'s traffic is measured against (its record's baseline): standard attention, or for a backward
     pass the standard backward (which reads back the P its forward stored)."""
-    return algorithm(algo).baseline
+    against = baseline_of(algorithm(algo))
+    return None if against is None else against.name
 
 
 def dense(algo):
@@ -209,14 +211,14 @@ def closed_form(algo, *, dtype=None, **sizes):
     common = dict(N_kv=sizes["N_kv"], causal=sizes["causal"], batch_heads=sizes["batch_heads"])
     size = itemsize(storage(algo, dtype))
     per = record.bytes(*args, **common, **extra, itemsize=size)
-    standard = REGISTRY[record.baseline].bytes(*args, **common, itemsize=size)
+    against = baseline_of(record).bytes(*args, **common, itemsize=size)
     total = sum(rw["read"] + rw["write"] for rw in per.values())
     out = dict(sizes)
     out.update(
         read_bytes={t: rw["read"] for t, rw in per.items()},
         write_bytes={t: rw["write"] for t, rw in per.items()},
         bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
-        ratio_standard=sum(rw["read"] + rw["write"] for rw in standard.values()) / total,
+        ratio_standard=sum(rw["read"] + rw["write"] for rw in against.values()) / total,
     )
     out["bytes"].update(total=total, read=sum(out["read_bytes"].values()), write=sum(out["write_bytes"].values()))
     counted = record.flops(*args, **common, **extra)

@@ -3,7 +3,9 @@ module's (flash_decoding), as a whole word of a Python file's identifiers and st
 docstrings: ``tests/cuda/test_cuda_registry.python_words``). Run it to print, for each algorithm, the files outside
 its own that name it:
 
-    PYTHONPATH=. .venv/bin/python -m tests.attention.algorithm_names [FOLDER ...]   (default: kernelviz)
+    PYTHONPATH=. .venv/bin/python -m tests.attention.algorithm_names [--root TREE] [FOLDER ...]   (default: kernelviz)
+
+(--root: count in another checkout, e.g. one of the commit before the registry, with this tree's list of algorithms.)
 
 An algorithm's own files are its modules: the one its function is defined in, its record's (attention/topics/), and
 its CUDA kernel's (a .cu file and its record in cuda/topics/, whose ``algorithm`` names it)."""
@@ -60,13 +62,17 @@ def naming(record, files):
     return found
 
 
-def main(folders):
-    files = words_of(p for folder in folders for p in sorted((ROOT / folder).rglob("*.py")) if "bundled" not in p.parts)
+def main(argv):
+    root = ROOT
+    if argv[:1] == ["--root"]:
+        root, argv = Path(argv[1]), argv[2:]
+    folders = argv or ["kernelviz"]
+    files = words_of(p for folder in folders for p in sorted((root / folder).rglob("*.py")) if "bundled" not in p.parts)
     for record in TOPICS:
         found = naming(record, files)
-        listed = " ".join(str(p.relative_to(ROOT)) for p in found)
+        listed = " ".join(str(p.relative_to(root)) for p in found)
         print(f"{record.name:<22}{len(found):>3}  {listed}")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:] or ["kernelviz"])
+    main(sys.argv[1:])

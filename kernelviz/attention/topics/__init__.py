@@ -32,4 +32,10 @@ TOPICS = (
 
 REGISTRY = {record.name: record for record in TOPICS}  # {name: algorithm.Algorithm}, in the registry's order
 
-__all__ = ["REGISTRY", "TOPICS"]
+
+def baseline(record):
+    """The record `record` is measured against: its family's baseline (algorithm.Algorithm.family), or None."""
+    return next((r for r in TOPICS if r.baseline and r.family == record.family), None) if record.family else None
+
+
+__all__ = ["REGISTRY", "TOPICS", "baseline"]

@@ -13,7 +13,8 @@ ALGORITHM = Algorithm(
     bytes=formulas.fa2_backward,
     flops=flops.fa2_backward,
     minimum=formulas.compulsory_backward,
-    baseline="standard-backward",
-    baseline_words="the standard backward",
+    family="backward",
     passes=2,
+    ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3) + 4 * tr + tc * (4 + 6 * tr),  # forward, then its own
+    memory=lambda s: {"gradients": s.gradients()},
 )

@@ -20,6 +20,13 @@ def warps_problem(warps):
     )
 
 
+def memory(s):
+    """q, k, v rounded to 16 bits held as float32 (bf16's rounding: 64-bit temporaries); bf16's o in float32 too."""
+    qkv = s.bh * s.d * (s.n + 2 * s.n_kv)
+    rounding = qkv * (4 - s.itemsize) + 32 * s.bh * max(s.n, s.n_kv) * s.d + s.bh * s.n * s.d * (4 - s.itemsize)
+    return {"16-bit rounding": rounding}
+
+
 STRAY = "{given}: fa2-mma's (warps on tensor cores), not {algo}'s"
 
 ALGORITHM = Algorithm(
@@ -46,10 +53,10 @@ ALGORITHM = Algorithm(
     flops=flops.fa2,
     shared=formulas.fa2_mma_shared,
     minimum=formulas.compulsory,
-    baseline="standard",
-    baseline_words="standard attention",
     dtypes=("float16", "bfloat16"),
     dtypes_why="tensor cores' mma.m16n8k16 takes 16-bit operands",
     known_as="tensor cores",
     slower=4,  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
+    ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3),  # its shared traffic is summed, not recorded
+    memory=memory,
 )

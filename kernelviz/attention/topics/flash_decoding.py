@@ -29,6 +29,6 @@ ALGORITHM = Algorithm(
     bytes=formulas.flash_decoding,
     flops=flops.flash_decoding,
     minimum=formulas.compulsory,
-    baseline="standard",
-    baseline_words="standard attention",
+    ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 7 * n_splits + 1),
+    memory=lambda s: {"partials": 8 * s.n_splits * s.bh * s.br * (s.d + 2)},
 )

@@ -20,4 +20,5 @@ ALGORITHM = Algorithm(
     bytes=formulas.paged_decoding,
     flops=flops.paged_decoding,
     extra=per_token,
+    family=None,  # measured against the same batch's multi-head attention instead (paged_trace)
 )

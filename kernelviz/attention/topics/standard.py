@@ -11,8 +11,10 @@ ALGORITHM = Algorithm(
     bytes=formulas.standard,
     flops=flops.standard,
     minimum=formulas.compulsory,
-    baseline="standard",
-    baseline_words="standard attention",
+    baseline=True,
+    title="standard attention",
     lighter="fa2, which never stores S and P",
     skips_masked=False,
+    ledger_records=lambda tr, tc, n_splits: tr * (6 * tc + 2),
+    memory=lambda s: {"S and P (N x N_kv each)": s.scores()},
 )
