@@ -171,6 +171,7 @@ class Algorithm:
     extra: Callable | None = None
     per_block: Callable | None = None  # ledger -> [K/V tiles block 0, 1, ... of (batch, head) 0 visits]
     grid: Callable | None = None  # (tiles per block, batch_heads) -> the work of each block of its grid, launch order
+    command: str | None = None  # the module whose main(args, roofline) is its `kernelviz trace` (None: the common one)
     slower: float = 1  # its NumPy steps' time over FA2's (runs.seconds)
     ledger_records: Callable = lambda tr, tc, n_splits: tr * (2 * tc + 3)  # per batch·head, unmasked (footprint)
     memory: Callable | None = None  # footprint.Sizes -> {part: bytes} it allocates beyond every run's (footprint)

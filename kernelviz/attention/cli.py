@@ -17,8 +17,8 @@ other algorithm takes; --warps (default 4) warps a block, each owning ceil(Br / 
 --p-in-shared sends P through shared memory. Its table and JSON add the shared-memory traffic (``shared``:
 per_tensor {T: {store, load}}, store, load, total).
 
-`kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
---H-q 8 --H-kv 2 --splits 1 --d 64.
+`kernelviz trace paged-decoding` takes a batch instead of N (its record's command, ``paged_decoding_trace``):
+--seq-lens 5,17,9 --page-size 16 --H-q 8 --H-kv 2 --splits 1 --d 64.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
 that would not fit in what the machine has available; and it counts the tile steps the run computes from the closed
@@ -35,12 +35,11 @@ import math
 from kernelviz.commands.checks import non_negative, output_file, positive
 
 from .algorithm import DENSE
-from .runs import ALGORITHMS, REGISTRY, WORK_LIMIT
+from .runs import REGISTRY, WORK_LIMIT
 from .topics import baseline
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = tuple(ALGORITHMS)  # the registry's (attention.topics), softmax variants aside
 
 
 def _lengths(text):
@@ -68,7 +67,8 @@ def _checked(option):
 
 
 def add_arguments(parser):
-    parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
+    names = [name for name, record in REGISTRY.items() if record.inputs.storage]  # the registry's, as it is now
+    parser.add_argument("algo", metavar="ALGO", choices=names, help="one of: " + ", ".join(names))
     parser.add_argument("--N", type=positive, help="query rows (and keys, unless --N-kv); all but a paged batch")
     parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
     parser.add_argument("--d", type=positive, default=64, help="head dimension (default 64)")
@@ -146,10 +146,10 @@ def main(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
         return 2
     record = REGISTRY[args.algo]
-    if record.inputs is not DENSE:  # a batch in a paged cache: its own command (paged_trace)
-        from .paged_trace import main as paged
+    if record.command is not None:  # inputs of its own (a batch in a paged cache): its own command
+        import importlib
 
-        return paged(args, _roofline(args.gpu))
+        return importlib.import_module(record.command).main(args, _roofline(args.gpu))
     n_kv = args.N_kv or args.N
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)

@@ -20,5 +20,6 @@ ALGORITHM = Algorithm(
     bytes=formulas.paged_decoding,
     flops=flops.paged_decoding,
     extra=per_token,
-    family=None,  # measured against the same batch's multi-head attention instead (paged_trace)
+    family=None,  # measured against the same batch's multi-head attention instead (its command's vs_mha)
+    command="kernelviz.attention.paged_decoding_trace",
 )
