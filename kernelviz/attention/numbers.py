@@ -13,7 +13,7 @@ vocabulary, whatever the algorithm, that ``{{ trace.EXPR }}`` looks up (kernelvi
 
 from . import blocks, formulas
 from ._inputs import itemsize
-from .topics import REGISTRY, TOPICS, baseline
+from .topics import REGISTRY, baseline
 
 
 def of(done, sms=None, batch_heads=None):
@@ -49,7 +49,7 @@ def schedule_problem(algo):
     per block."""
     if REGISTRY[algo].per_block is not None:
         return None
-    names = " and ".join(r.name for r in TOPICS if r.per_block is not None)
+    names = " and ".join(r.name for r in REGISTRY.values() if r.per_block is not None)
     return f"schedule is for {names} (whose blocks of rows it deals to SMs), not {algo!r}"
 
 

@@ -29,6 +29,7 @@ from .topics import baseline as baseline_of
 
 # The CLI's names for the attention algorithms, and for the softmax variants of the Online softmax page: views of
 # the registry. Each record's closed forms: the bytes its ledger meets, and the FLOPs its ledger.flops meets.
+# (``REGISTRY`` is the registry as it is when asked: runs.py reads it, not these, which are taken at import.)
 ALGORITHMS = {r.name: r.function for r in TOPICS if r.inputs.storage}
 SOFTMAX = {r.name: r.function for r in TOPICS if not r.inputs.storage}
 FORMULAS = {r.name: r.bytes for r in TOPICS if r.bytes is not None}
@@ -42,7 +43,10 @@ SECONDS_PER_STEP = 1e-4  # at Br = Bc = d = 64 (measured: fa2 at N = 16384, 65,5
 def algorithm(name):
     """The record of algorithm `name` (algorithm.Algorithm). Raises ValueError naming the algorithms there are."""
     if name not in REGISTRY:
-        raise ValueError(f"algo must be one of {', '.join([*ALGORITHMS, *SOFTMAX])}, got {name!r}")
+        names = [r.name for r in REGISTRY.values() if r.inputs.storage] + [
+            r.name for r in REGISTRY.values() if not r.inputs.storage
+        ]  # the attention algorithms, then the softmax variants
+        raise ValueError(f"algo must be one of {', '.join(names)}, got {name!r}")
     return REGISTRY[name]
 
 
@@ -84,7 +88,7 @@ def storage(algo, dtype=None):
         return takes[0]
     if dtype not in takes:
         why = f" ({record.dtypes_why})" if record.dtypes_why else ""
-        owners = [r for r in TOPICS if dtype in r.dtypes and r.dtypes_why]  # a dtype few algorithms take
+        owners = [r for r in REGISTRY.values() if dtype in r.dtypes and r.dtypes_why]  # a dtype few algorithms take
         others = f"; {dtype} is " + " and ".join(f"{r.name}'s ({r.known_as})" for r in owners) if owners else ""
         raise ValueError(f"dtype: {algo} takes {' or '.join(takes)}{why}, not {dtype}{others}")
     return dtype
@@ -189,7 +193,7 @@ def baseline(algo):
 
 def dense(algo):
     """The record of `algo`, an algorithm on q, k, v with closed forms (``closed_form``'s), or ValueError."""
-    names = [r.name for r in TOPICS if r.inputs is DENSE and r.bytes is not None]
+    names = [r.name for r in REGISTRY.values() if r.inputs is DENSE and r.bytes is not None]
     if algo not in names:
         raise ValueError(f"algo must be one of {', '.join(names)}, got {algo!r}")
     return REGISTRY[algo]
@@ -244,7 +248,7 @@ def _checked(record, sizes):
     strays = {}
     for key, value in sizes.items():
         if key not in kinds:
-            theirs = [o for r in TOPICS for o in r.options if o.name == key]
+            theirs = [o for r in REGISTRY.values() for o in r.options if o.name == key]
             if not theirs:
                 raise ValueError(f"unknown size {key!r} (this algorithm takes {', '.join(kinds)})")
             strays.setdefault(theirs[0].stray, []).append(key)

@@ -8,7 +8,8 @@ its own that name it:
 (--root: count in another checkout, e.g. one of the commit before the registry, with this tree's list of algorithms.)
 
 An algorithm's own files are its modules: the one its function is defined in, its record's (attention/topics/), and
-its CUDA kernel's (a .cu file and its record in cuda/topics/, whose ``algorithm`` names it)."""
+its own command's (``command``), and its CUDA kernel's (a .cu file and its record in cuda/topics/, whose
+``algorithm`` names it)."""
 
 import sys
 from pathlib import Path
@@ -27,9 +28,9 @@ def kernel_stems(name):
 
 
 def stems(record):
-    """The stems of an algorithm's own modules: its function's, its record's, its kernel's."""
-    module = getattr(record.function, "__module__", "") or ""
-    own = {module.rpartition(".")[2], record.name.replace("-", "_")}
+    """The stems of an algorithm's own modules: its function's, its record's, its command's, its kernel's."""
+    modules = [getattr(record.function, "__module__", "") or "", getattr(record, "command", None) or ""]
+    own = {m.rpartition(".")[2] for m in modules if m} | {record.name.replace("-", "_")}
     own |= {m.__name__.rpartition(".")[2] for m in _record_modules() if record in _records(m)}
     return own | kernel_stems(record.name)
 

@@ -35,7 +35,9 @@ REGISTRY = {record.name: record for record in TOPICS}  # {name: algorithm.Algori
 
 def baseline(record):
     """The record `record` is measured against: its family's baseline (algorithm.Algorithm.family), or None."""
-    return next((r for r in TOPICS if r.baseline and r.family == record.family), None) if record.family else None
+    if record.family is None:
+        return None
+    return next((r for r in REGISTRY.values() if r.baseline and r.family == record.family), None)
 
 
 __all__ = ["REGISTRY", "TOPICS", "baseline"]

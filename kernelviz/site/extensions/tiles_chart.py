@@ -68,9 +68,9 @@ def _figure(page, token, line, context, ident):
 
 def _drawn():
     """The algorithms whose runs say their tiles per block (their records' per_block): 'fa1 or fa2'."""
-    from kernelviz.attention.topics import TOPICS
+    from kernelviz.attention.topics import REGISTRY
 
-    return " or ".join(r.name for r in TOPICS if r.per_block is not None)
+    return " or ".join(r.name for r in REGISTRY.values() if r.per_block is not None)
 
 
 def _attribute_problem(attrs, leftover, repeated):

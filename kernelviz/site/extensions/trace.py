@@ -172,7 +172,7 @@ def _compute(items):
     sizes = dict(items)
     algo = sizes.pop("algo", None)
     grid = _schedule_spec(algo, sizes.pop("schedule", None), sizes.get("batch_heads", 1))
-    stored = algo in attention.ALGORITHMS  # it takes a storage dtype (the softmax variants do not)
+    stored = runs.algorithm(algo).inputs.storage  # it takes a storage dtype (the softmax variants do not)
     options = {"dtype": runs.storage(algo, sizes.pop("dtype", None))} if stored else {}
     closed_form = sizes.pop("closed_form", False) if stored else False
     if not isinstance(closed_form, bool):
