@@ -76,5 +76,5 @@ def test_a_page_without_an_observed_algorithm_has_no_table():
     page = SimpleNamespace(meta={"trace": {"fig": {"algo": "fa1", **SIZES}}}, scene={"nodes": []})
     assert answers.table(page) is None
     assert answers.table(SimpleNamespace(meta={}, scene=None)) is None
-    with pytest.raises(ValueError, match="observe: only fa2"):
+    with pytest.raises(ValueError, match="observe: fa1 does not report its carries"):
         runs.run("fa1", observe=print, **SIZES)
