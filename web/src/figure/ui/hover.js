@@ -70,7 +70,7 @@ export class Hover {
     svg.setAttribute('aria-describedby', this.ensurePanel().id);
     svg.addEventListener('keydown', (e) => this.key(e));
     svg.addEventListener('focus', () => {
-      if (!this.selected) this.say('Arrow keys: the figure’s tiles and values, one by one; + − 0: zoom.');
+      if (!this.selected) this.say('Arrow keys: the figure’s tiles one by one, with what they hold; + − 0: zoom; Shift + arrows: pan.');
     });
     svg.addEventListener('blur', () => this.pinned && this.hide());
   }
