@@ -1,19 +1,21 @@
 """What a slot of the figure is, for the page to answer a reader who points at it: its facts, as the ``kv`` of the
-items that draw it (``draw.slot_items``), a string ``slot:`` + JSON:
+items that draw it (``draw.slot_items``), a string ``slot:`` + six fields joined by ``|`` (short: every step that
+changes a slot carries its facts again):
 
-    {"slot": "Kj", "in": "shared memory", "of": "block 0", "bytes": 64, "via": "read from HBM: K1", "step": 4}
+    slot:Kj|s|block 0|64|r:K1|4
 
-``slot``: its name (a cell of Sij: ``"Sij 0,1"``, row 0, column 1); ``in``: its memory (HBM, shared memory,
-registers; a cell is in its matrix's); ``of``: who holds it (the block in view, and the warp for a warp's registers;
-none for HBM); ``bytes``: what reached it over HBM (a tile read from or written to HBM: its bytes; a value computed on
-chip: 0); ``via``: how what it holds got there, and ``step``: at which step (absent while it holds what it started
-with). Its values at the figure's sizes are the page's to give (they come from a NumPy run, which this library,
-standard library only, does not make: see ``kernelviz.site.answers``).
+its name (a cell of Sij: ``Sij 0,1``, row 0, column 1); its memory (``MEMORY``: h, s, r; a cell is in its matrix's);
+who holds it (the block in view, and the warp for a warp's registers; empty for HBM); the bytes that reached it over
+HBM (a tile read from or written to HBM: its bytes; a value computed on chip: 0); how what it holds got there
+(``HOW``, with the slot it came from after a colon; empty while it holds what it started with); and at which step.
+The page spells them out (web/src/figure/ui/hover.js). Its values at the figure's sizes are the page's to give (they
+come from a NumPy run, which this library, standard library only, does not make: see ``kernelviz.site.answers``).
 """
 
-import json
-
-MEMORY = {"hbm": "HBM", "sram": "shared memory", "reg": "registers"}
+MEMORY = {"hbm": "h", "sram": "s", "reg": "r"}  # HBM, shared memory, registers
+# how a slot's content came: r read from HBM (from the tile named), w written to HBM (from the slot named), W written
+# to HBM in place (a reset), x copied on chip (from the slot named), c computed on chip, s stale (the tile before's)
+HOW = ("r", "w", "W", "x", "c", "s")
 
 
 def arrivals(fig, k):
@@ -30,34 +32,31 @@ def arrivals(fig, k):
 
 
 def how(slot, event):
-    """In words, how `event` brought what `slot` holds; and the HBM bytes it moved into or out of the slot."""
+    """How `event` brought what `slot` holds (``HOW``, with its source's name), and the HBM bytes that moved."""
     src = event.src
+    name = src.name if src is not None else ""
     if event.how == "copy" and src is not None and src.memory == "hbm":
-        return f"read from HBM: {src.name}", src.bytes
+        return f"r:{name}", src.bytes
     if event.how == "copy" and slot.memory == "hbm":
-        return f"written to HBM from {src.name if src is not None else 'the chip'}", slot.bytes
+        return f"w:{name}", slot.bytes
     if event.how == "copy":
-        return f"copied on chip from {src.name if src is not None else 'another slot'}", 0
+        return f"x:{name}", 0
     if event.after.get("stale"):
-        return "stale: computed from the tile before", 0
+        return "s", 0
     if slot.memory == "hbm":
-        return "written to HBM", slot.bytes
-    return "computed on chip", 0
+        return "W", slot.bytes
+    return "c", 0
 
 
 def facts(fig, slot, k, arrived=True):
-    """The ``kv`` of an item drawing `slot` at step k: ``slot:`` + the JSON of its facts (module docstring).
-    `arrived` False: its frame's, which says what the slot is, not how its content came."""
+    """The ``kv`` of an item drawing `slot` at step k (module docstring). `arrived` False: its frame's, which says
+    what the slot is, not how its content came."""
     parent = getattr(slot, "parent", None)
     level = (parent or slot).memory
-    out = {"slot": slot.name, "in": MEMORY.get(level, level)}
-    block = fig.steps[k].block
-    if level != "hbm" and block is not None:
-        owner = getattr(parent or slot, "owner", None)
-        out["of"] = f"block {block[0]}" + (f", {owner}" if owner else "")
-    out["bytes"] = slot.bytes if level == "hbm" else 0
+    block, owner = fig.steps[k].block, getattr(parent or slot, "owner", None)
+    of = f"block {block[0]}" + (f", {owner}" if owner else "") if level != "hbm" and block is not None else ""
+    via, moved, at = "", slot.bytes if level == "hbm" else 0, ""
     change = arrivals(fig, k).get(slot) if arrived else None
     if change is not None and change[0] > 0:
-        out["via"], out["bytes"] = how(slot, change[1])
-        out["step"] = change[0]
-    return "slot:" + json.dumps(out, separators=(",", ":"), ensure_ascii=False)
+        (via, moved), at = how(slot, change[1]), change[0]
+    return "slot:" + "|".join(str(x) for x in (slot.name, MEMORY.get(level, level), of, moved, via, at))

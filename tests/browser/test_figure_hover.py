@@ -13,7 +13,7 @@ from kernelviz.attention import runs
 
 SIZES = dict(N=8, d=4, Br=4, Bc=4)  # the page's figure (its trace entry `fig`)
 PANEL = "#kv-figure .kv-answer"
-SLOT = '#kv-figure svg g[data-slot*=\'"slot":"{}"\']'
+SLOT = "#kv-figure svg g[data-slot^='{}|']"  # the items that draw slot NAME (kernelviz/figlib/answers.py)
 
 
 @pytest.fixture(scope="module")

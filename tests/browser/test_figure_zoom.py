@@ -28,10 +28,11 @@ LABELS = """() => {
   }
   return { boxes, overlaps };
 }"""
-# The centre of the register table (client px): the union of the slots the figure says are registers.
+# The centre of the register table (client px): the union of the slots the figure says are registers (memory r:
+# kernelviz/figlib/answers.py).
 REGISTERS = """() => {
   const gs = [...document.querySelectorAll('#kv-figure svg g[data-slot]')]
-    .filter((g) => JSON.parse(g.dataset.slot).in === 'registers' && g.getBoundingClientRect().width > 0);
+    .filter((g) => g.dataset.slot.split('|')[1] === 'r' && g.getBoundingClientRect().width > 0);
   const bs = gs.map((g) => g.getBoundingClientRect());
   const x = (Math.min(...bs.map((b) => b.left)) + Math.max(...bs.map((b) => b.right))) / 2;
   const y = (Math.min(...bs.map((b) => b.top)) + Math.max(...bs.map((b) => b.bottom))) / 2;

@@ -1,8 +1,6 @@
 """A slot's facts for the figure answers (figlib.answers): what a slot is, whose, and how what it holds got there,
 with the HBM bytes that took, as the kv of the items that draw it."""
 
-import json
-
 from kernelviz.figlib import Figure
 from kernelviz.figlib.answers import facts
 
@@ -23,30 +21,30 @@ def record():
     fig.step("fill", "Sij", i=1)
     fig.copy(acc, out[1])
     fig.step("write", "O1", i=1)
+    fig.stale(Sij)
+    fig.step("next", "stale", i=1)
     return fig, dict(Q=Q, K=K, O=out, Qi=Qi, Kj=Kj, Sij=Sij, acc=acc)
 
 
 def said(fig, slot, k, arrived=True):
+    """[name, memory, owner, bytes, how, step] of `slot` at step k."""
     kv = facts(fig, slot, k, arrived)
     assert kv.startswith("slot:")
-    return json.loads(kv[5:])
+    return kv[5:].split("|")
 
 
 def test_a_copy_from_hbm_says_the_tile_and_its_bytes():
     fig, s = record()
-    assert said(fig, s["Kj"], 2) == {"slot": "Kj", "in": "shared memory", "of": "block 1", "bytes": 16,
-                                     "via": "read from HBM: K0", "step": 2}  # fmt: skip
-    assert said(fig, s["Kj"], 4)["step"] == 2  # it holds the same two steps later
-    assert "via" not in said(fig, s["Kj"], 1)  # before the copy: nothing came yet
+    assert said(fig, s["Kj"], 2) == ["Kj", "s", "block 1", "16", "r:K0", "2"]  # 2 rows of 2 float32
+    assert said(fig, s["Kj"], 4)[4:] == ["r:K0", "2"]  # it holds the same two steps later
+    assert said(fig, s["Kj"], 1)[3:] == ["0", "", ""]  # before the copy: nothing came yet
 
 
 def test_computed_values_cost_no_hbm_bytes_and_writes_count_theirs():
     fig, s = record()
-    cell = said(fig, s["Sij"].cells[3], 3)
-    assert cell["slot"] == "Sij 1,1" and cell["in"] == "shared memory" and cell["via"] == "computed on chip"
-    assert cell["bytes"] == 0
-    assert said(fig, s["acc"], 3)["of"] == "block 1, warp 1" and said(fig, s["acc"], 3)["in"] == "registers"
-    written = said(fig, s["O"][1], 4)
-    assert written["via"] == "written to HBM from acc" and written["bytes"] == 16 and "of" not in written
-    assert said(fig, s["Q"][0], 4) == {"slot": "Q0", "in": "HBM", "bytes": 16}  # never moved: what it is
-    assert "via" not in said(fig, s["Kj"], 3, arrived=False)  # a frame says what the slot is
+    assert said(fig, s["Sij"].cells[3], 3) == ["Sij 1,1", "s", "block 1", "0", "c", "3"]
+    assert said(fig, s["Sij"].cells[3], 5)[4:] == ["s", "5"]  # stale: from the tile before
+    assert said(fig, s["acc"], 3)[1:3] == ["r", "block 1, warp 1"]
+    assert said(fig, s["O"][1], 4) == ["O1", "h", "", "16", "w:acc", "4"]
+    assert said(fig, s["Q"][0], 4) == ["Q0", "h", "", "16", "", ""]  # never moved: what it is
+    assert said(fig, s["Kj"], 3, arrived=False)[4:] == ["", ""]  # a frame says what the slot is

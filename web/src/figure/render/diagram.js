@@ -5,8 +5,8 @@
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
 // changed, reusing elements, so a frame of an animation costs what moves in it. Colours may be palette names ("@q",
 // see paint). An item's `kv` names what it shows for the page: its <text> carries it as data-kv (e.g. the HBM
-// counter, data-kv="hbm-bytes"); a slot's facts (`kv` "slot:" + JSON, kernelviz/figlib/answers.py) go on its
-// <g> instead, as data-slot (the JSON), for the figure's answers (../ui/answers.js) to read.
+// counter, data-kv="hbm-bytes"); a slot's facts (`kv` "slot:" + its fields, kernelviz/figlib/answers.py) go on
+// its <g> instead, as data-slot, for the figure's answers (../ui/answers.js) to read.
 import { setLabel } from './label.js';
 import { el, paint, px, set, setBox } from '../../lib/svg.js';
 

@@ -1,6 +1,6 @@
 // The figure answers: pointing at a slot (a tile, a cell, a register, a carry) shows what it holds at the step shown
 // now: its name, memory and owner, how it got there and the HBM bytes that took (its facts, which the figure library
-// put on the slot's items: <g data-slot="{json}">, kernelviz/figlib/answers.py), and its values at the figure's sizes
+// put on the slot's items: <g data-slot="name|memory|owner|bytes|how|step">, kernelviz/figlib/answers.py), and its values at the figure's sizes
 // when the page has them (`values`, see ../page/answers-values.js). A mouse shows it while it hovers; a tap shows it
 // and a tap elsewhere hides it; by keyboard the canvas is one stop (tabindex 0) whose arrow keys move from slot to
 // slot (← → in reading order, ↑ ↓ to the nearest slot above or below), Escape hides. The panel is an aria-live
@@ -8,13 +8,26 @@
 // HTML over the canvas. Listeners: onSlot(fn(name | null)) when the slot pointed at changes (the math follows it).
 import { h } from '../../lib/dom.js';
 
-/** The facts of a slot's <g>, parsed (null: not a slot). */
+const MEMORY = { h: 'HBM', s: 'shared memory', r: 'registers' };
+const HOW = {
+  r: (from) => `read from HBM: ${from}`,
+  w: (from) => `written to HBM from ${from}`,
+  W: () => 'written to HBM',
+  x: (from) => `copied on chip from ${from}`,
+  c: () => 'computed on chip',
+  s: () => 'stale: computed from the tile before',
+};
+
+/** The facts of a slot's <g> (data-slot: name|memory|owner|bytes|how|step, kernelviz/figlib/answers.py) in words:
+ * {slot, in, of, bytes, via, step}; null: not a slot. */
 export function factsOf(g) {
-  try {
-    return g?.dataset?.slot ? JSON.parse(g.dataset.slot) : null;
-  } catch {
-    return null;
-  }
+  const fields = g?.dataset?.slot?.split('|');
+  if (!fields || fields.length < 6) return null;
+  const [slot, memory, of, bytes, how, step] = fields;
+  const [code, from = ''] = how.split(/:(.*)/s);
+  const facts = { slot, in: MEMORY[memory] ?? memory, of, bytes: Number(bytes) };
+  if (how && HOW[code]) Object.assign(facts, { via: HOW[code](from), step: Number(step) });
+  return facts;
 }
 
 function visible(g) {
