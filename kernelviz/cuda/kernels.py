@@ -171,7 +171,7 @@ def plan(
     n,
     d,
     tiles=None,
-    threads=GPU_THREADS,
+    threads=None,
     n_splits=1,
     limit=STATIC_SHARED_LIMIT,
     thread_limits=None,
@@ -188,6 +188,7 @@ def plan(
     too many threads."""
     k = kernel(name)
     br, bc = tiles or k.default_tiles(d)
+    threads = threads or k.threads or GPU_THREADS
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
     if not 1 <= threads <= MAX_THREADS:

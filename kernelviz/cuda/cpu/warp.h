@@ -27,7 +27,7 @@
 #include <cstring>
 
 #include "fragments.h"
-#include "swizzle.h"
+#include "../swizzle.h"  // kernelviz/cuda/swizzle.h, beside the kernels
 
 namespace kvshim {
 

@@ -12,9 +12,21 @@ verify holds O and L to MMA_TOL[dtype] as fa2_mma's (see its module): the arithm
 only the copies and the layout differ; it is checked with 1 and 2 stages.
 """
 
+import numpy as np
+
 from .. import half
-from ..descriptor import MMA_TOL, WARP, Kernel, Launch, ThreadLimitError, attention_error, attention_inputs, fewer, more
-from .fa2_mma import arguments, verify_inputs
+from ..descriptor import (
+    MMA_TOL,
+    WARP,
+    Kernel,
+    Launch,
+    ThreadLimitError,
+    attention_error,
+    attention_inputs,
+    fewer,
+    more,
+    qkv,
+)
 
 PIPE_WARPS = 8  # 8 warps a block, 16 rows of Q each: FA2's Br = 128
 PIPE_BR = 16 * PIPE_WARPS
@@ -54,6 +66,15 @@ def launches(bh, n, d, tiles, threads, n_splits, dtype, smem, stages=2, swizzle=
     check_pipe(br, bc, d, threads, dtype, stages, swizzle)
     name = f"fa2_pipe<{br}, {bc}, {d}, {stages}, {swizzle}, {int(dtype == 'bf16')}>"
     return [Launch(name, (-(-n // br), bh), threads, smem[0], dynamic_bytes(tiles, d, stages, swizzle))]
+
+
+def arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
+    n_kv = n if n_kv is None else n_kv
+    return [("Q", "K", "V", "O", "L", np.int32(n), np.int32(n_kv), np.float32(scale), np.int32(bool(causal)))]
+
+
+def verify_inputs(bh, n, d, decode, seed, causal, n_kv, dtype):
+    return tuple(half.round(x, dtype or "fp16") for x in qkv(bh, n, d, decode, seed, n_kv))
 
 
 def check_inputs(given, arrays, host, address):
