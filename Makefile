@@ -3,7 +3,8 @@
 # test adds the dev tools and Debian's Chromium for the browser tests (installed with apt-get when missing).
 VENV := .venv
 PY := $(VENV)/bin/python
-WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json
+WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json \
+	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 

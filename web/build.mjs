@@ -16,10 +16,13 @@
 //   dist/pyodide/         the Pyodide files the worker loads (no source maps, no console pages); their sizes are
 //                         the bundles' __PYODIDE_FILES__ ({file: bytes}), for the download's progress bar
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
-// browser check the same schema; import it as `kernelviz:validate-scene`.
+// browser check the same schema; import it as `kernelviz:validate-scene`. The closed forms are generated too:
+// kernelviz/attention/js_port.py translates formulas.py and flops.py into web/.gen/formulas.js and flops.js, which
+// src/explorer/formulas.js and src/roofline/flops.js re-export (any Python 3 runs it: $PYTHON, else python3).
 import { build } from 'esbuild';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -56,7 +59,13 @@ function copyAssets() {
   for (const f of PYODIDE_FILES) cpSync(join(modules, 'pyodide', f), join(dist, 'pyodide', f));
 }
 
+function generateClosedForms() {
+  const script = join(here, '..', 'kernelviz', 'attention', 'js_port.py');
+  execFileSync(process.env.PYTHON || 'python3', [script, gen], { stdio: 'inherit' });
+}
+
 const validator = generateValidator();
+generateClosedForms();
 rmSync(dist, { recursive: true, force: true });
 const entriesDir = join(here, 'src', 'entries');
 const entryPoints = readdirSync(entriesDir).filter((f) => f.endsWith('.js')).map((f) => join(entriesDir, f));

@@ -16,7 +16,9 @@ import pytest
 from explorer_node import run_js
 
 from kernelviz.attention import SramBudgetError, flash_attention_2, formulas
+from kernelviz.attention.js_port import RENAMED
 from kernelviz.cuda import kernels
+from kernelviz.glossary import OLD
 
 CALLS = """
 const mods = { ...(await load('formulas')), ...(await load('sram')), ...(await load('footprint')) };
@@ -116,7 +118,11 @@ PYTHON_DEFAULT = {"null": None, "false": False, "true": True}
 def test_every_export_is_pythons_with_the_same_parameters_and_defaults():
     """The port exports only functions and constants of formulas.py, each function with Python's parameters in
     Python's order and its defaults (None is null), so a change to one side that the other lacks fails here even
-    before the grid above reaches it; and every function it exports is one the grid compares."""
+    before the grid above reaches it; and every function it exports is one the grid compares. A Python keyword the
+    glossary keeps only as API (``n_splits``) has the book's name in JS (``splits``): js_port.RENAMED, each an old
+    name of glossary.OLD."""
+    book_name = RENAMED
+    assert all(OLD[old] == new for old, new in RENAMED.items())
     compared = {fn for fn, _ in calls_for(100, None, 64, 16, 40, True, 2, 3)} | {"total", "rw"}
     # the algorithms only the kernel pages' roofline calls: compared in tests/roofline/test_roofline_js.py
     compared |= {"fa1", "q_rows_read", "fa2_backward", "standard_backward", "flash_decoding", "paged_decoding"}
@@ -128,7 +134,9 @@ def test_every_export_is_pythons_with_the_same_parameters_and_defaults():
             continue
         assert name in compared, f"formulas.js exports {name}, which no test here compares with Python"
         want = [
-            p.name if p.default is p.empty else f"{p.name} = {p.default!r}"
+            book_name.get(p.name, p.name)
+            if p.default is p.empty
+            else f"{book_name.get(p.name, p.name)} = {p.default!r}"
             for p in inspect.signature(python).parameters.values()
         ]
         got = []

@@ -1,0 +1,272 @@
+"""The closed forms in JavaScript, generated from ``formulas.py`` and ``flops.py``: one source, no hand port.
+
+The explorer and the kernel pages' roofline recompute byte and FLOP counts in the browser, which loads no Python.
+Instead of a second copy kept equal by tests, the web build (``web/build.mjs``) runs this file as a script,
+
+    python3 kernelviz/attention/js_port.py web/.gen
+
+which translates the two modules' functions to ES modules ``web/.gen/formulas.js`` and ``web/.gen/flops.js``
+(``web/src/explorer/formulas.js`` and ``web/src/roofline/flops.js`` re-export them). Standard library only, so
+any Python 3 runs it, before the package is installed.
+
+The translator reads a small subset of Python, the one these integer formulas are written in, and refuses anything
+else with the file, line and construct (``PortError``): functions with positional defaults and docstrings;
+assignments (tuple unpacking too), ``+=``, ``if``/``else``, ``while``, ``for`` over ``range`` or an iterable,
+``return``, ``yield``, ``break``; integer arithmetic (``//`` floors, ``%`` takes the divisor's sign, as in Python),
+comparisons, ``and``/``or``/``not``, conditional expressions; dict, tuple and list displays, dict comprehensions,
+``sum``/``min``/``max``/``len``/``list``/``range``, ``.items()``/``.values()``/``.update()``. Every count is an
+integer below 2**53, exact in a JS number. Names the glossary retired become its names (``n_splits`` -> ``splits``).
+"""
+
+import ast
+import re
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+RENAMED = {"n_splits": "splits"}  # glossary.KEYWORDS: the Python keyword and the book's name
+# module -> the functions the browser imports (the rest of what they call comes along, unexported)
+EXPORTS = {
+    "formulas": (
+        "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
+        "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
+        "standard_backward", "flash_decoding", "paged_decoding",
+    ),
+    "flops": (
+        "count", "total", "visited", "standard", "fa2", "fa1", "flash_decoding", "fa2_backward", "standard_backward",
+        "paged_decoding",
+    ),
+}  # fmt: skip
+PRELUDE = """\
+const floordiv = (a, b) => Math.floor(a / b);
+const mod = (a, b) => ((a % b) + b) % b;
+const sum = (xs) => { let t = 0; for (const x of xs) t += x; return t; };
+function* range(a, b) { if (b === undefined) [a, b] = [0, a]; for (let i = a; i < b; i++) yield i; }
+"""
+BINARY = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Pow: "**"}
+COMPARE = {ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.Eq: "===", ast.NotEq: "!=="}
+CALLS = {"min": "Math.min", "max": "Math.max"}
+
+
+class PortError(ValueError):
+    """A construct the translator does not take, named with its file and line."""
+
+
+class Translator:
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, node, what):
+        raise PortError(f"{self.path.name}:{getattr(node, 'lineno', '?')}: {what} is not in the JS subset")
+
+    def name(self, name):
+        return {"None": "null", "True": "true", "False": "false"}.get(name, RENAMED.get(name, name))
+
+    # ---- expressions
+    def expr(self, n):  # noqa: C901 - one case per construct
+        e = self.expr
+        if isinstance(n, ast.Constant):
+            if isinstance(n.value, bool) or n.value is None:
+                return {True: "true", False: "false", None: "null"}[n.value]
+            if isinstance(n.value, (int, str)):
+                return repr(n.value) if isinstance(n.value, str) else str(n.value)
+            self.fail(n, f"constant {n.value!r}")
+        if isinstance(n, ast.Name):
+            return self.name(n.id)
+        if isinstance(n, ast.BinOp):
+            if isinstance(n.op, ast.FloorDiv):
+                return f"floordiv({e(n.left)}, {e(n.right)})"
+            if isinstance(n.op, ast.Mod):
+                return f"mod({e(n.left)}, {e(n.right)})"
+            if type(n.op) not in BINARY:
+                self.fail(n, type(n.op).__name__)
+            return f"({e(n.left)} {BINARY[type(n.op)]} {e(n.right)})"
+        if isinstance(n, ast.UnaryOp):
+            op = {ast.USub: "-", ast.Not: "!"}.get(type(n.op)) or self.fail(n, type(n.op).__name__)
+            return f"({op}{e(n.operand)})"
+        if isinstance(n, ast.BoolOp):
+            return "(" + (" && " if isinstance(n.op, ast.And) else " || ").join(map(e, n.values)) + ")"
+        if isinstance(n, ast.Compare):
+            if len(n.ops) != 1:
+                self.fail(n, "a chained comparison")
+            op, right = n.ops[0], n.comparators[0]
+            if isinstance(op, (ast.Is, ast.IsNot)) and isinstance(right, ast.Constant) and right.value is None:
+                return f"({e(n.left)} {'==' if isinstance(op, ast.Is) else '!='} null)"
+            if type(op) not in COMPARE:
+                self.fail(n, type(op).__name__)
+            return f"({e(n.left)} {COMPARE[type(op)]} {e(right)})"
+        if isinstance(n, ast.IfExp):
+            return f"({e(n.test)} ? {e(n.body)} : {e(n.orelse)})"
+        if isinstance(n, (ast.Tuple, ast.List)):
+            return "[" + ", ".join(map(e, n.elts)) + "]"
+        if isinstance(n, ast.Dict):
+            items = [
+                f"...{e(v)}" if k is None else f"{self.key(k)}: {e(v)}" for k, v in zip(n.keys, n.values, strict=True)
+            ]
+            return "({" + ", ".join(items) + "})"
+        if isinstance(n, ast.Subscript):
+            return f"{e(n.value)}[{e(n.slice)}]"
+        if isinstance(n, ast.DictComp):
+            target, it = self.comprehension(n)
+            return f"Object.fromEntries(Array.from({it}, ({target}) => [{e(n.key)}, {e(n.value)}]))"
+        if isinstance(n, ast.Call):
+            return self.call(n)
+        self.fail(n, type(n).__name__)
+
+    def key(self, k):
+        """An object literal's key: a string that is a name as it is, any other expression computed."""
+        if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier():
+            return k.value
+        return f"[{self.expr(k)}]"
+
+    def comprehension(self, n):
+        if len(n.generators) != 1 or n.generators[0].ifs or n.generators[0].is_async:
+            self.fail(n, "a comprehension with more than one 'for' or an 'if'")
+        gen = n.generators[0]
+        return self.expr(gen.target), self.expr(gen.iter)
+
+    def call(self, n):
+        e = self.expr
+        if isinstance(n.func, ast.Attribute):
+            obj, method = e(n.func.value), n.func.attr
+            if method in ("items", "values") and not n.args:
+                return f"Object.{'entries' if method == 'items' else 'values'}({obj})"
+            if method == "update" and not n.args:
+                return "Object.assign(" + obj + ", {" + ", ".join(f"{k.arg}: {e(k.value)}" for k in n.keywords) + "})"
+            self.fail(n, f"the method .{method}()")
+        if n.keywords or not isinstance(n.func, ast.Name):
+            self.fail(n, "a call with keyword arguments")
+        fn = n.func.id
+        if fn == "sum" and len(n.args) == 1 and isinstance(n.args[0], ast.GeneratorExp):
+            target, it = self.comprehension(n.args[0])
+            return f"sum(Array.from({it}, ({target}) => {e(n.args[0].elt)}))"
+        args = ", ".join(map(e, n.args))
+        if fn == "len":
+            return f"{args}.length"
+        if fn == "list":
+            return f"[...{args}]"
+        return f"{CALLS.get(fn, self.name(fn))}({args})"
+
+    # ---- statements
+    def assigned(self, body):
+        """Names a function assigns (declared once with `let` at its top: Python's scope is the function)."""
+        names = []
+        for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+            targets = []
+            if isinstance(node, ast.Assign):
+                targets = node.targets
+            elif isinstance(node, (ast.For, ast.AugAssign)):
+                targets = [node.target]
+            for t in targets:
+                for leaf in ast.walk(t):
+                    if isinstance(leaf, ast.Name) and isinstance(leaf.ctx, ast.Store) and leaf.id not in names:
+                        names.append(leaf.id)
+        return names
+
+    def block(self, body, indent):
+        return [line for stmt in body for line in self.stmt(stmt, indent)]
+
+    def stmt(self, n, ind):  # noqa: C901 - one case per construct
+        pad, e = "  " * ind, self.expr
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and isinstance(n.value.value, str):
+            return []  # a docstring: the function's comment
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Yield):
+            return [f"{pad}yield {e(n.value.value)};"]
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            return [f"{pad}{e(n.value)};"]
+        if isinstance(n, ast.Assign) and len(n.targets) == 1:
+            return [f"{pad}{e(n.targets[0])} = {e(n.value)};"]
+        if isinstance(n, ast.AugAssign) and type(n.op) in (ast.Add, ast.Sub, ast.Mult):
+            return [f"{pad}{e(n.target)} {BINARY[type(n.op)]}= {e(n.value)};"]
+        if isinstance(n, ast.Return):
+            return [f"{pad}return{' ' + e(n.value) if n.value else ''};"]
+        if isinstance(n, ast.Break):
+            return [f"{pad}break;"]
+        if isinstance(n, ast.If):
+            out = [f"{pad}if {e(n.test)} {{", *self.block(n.body, ind + 1)]
+            if n.orelse:
+                out += [f"{pad}}} else {{", *self.block(n.orelse, ind + 1)]
+            return [*out, f"{pad}}}"]
+        if isinstance(n, ast.While) and not n.orelse:
+            return [f"{pad}while {e(n.test)} {{", *self.block(n.body, ind + 1), f"{pad}}}"]
+        if isinstance(n, ast.For) and not n.orelse:
+            return [f"{pad}for ({e(n.target)} of {e(n.iter)}) {{", *self.block(n.body, ind + 1), f"{pad}}}"]
+        self.fail(n, type(n).__name__)
+
+    def function(self, f, exported):
+        a = f.args
+        if a.vararg or a.kwarg or a.posonlyargs:
+            self.fail(f, "*args, **kwargs or positional-only parameters")
+        params = a.args + a.kwonlyargs  # keyword-only parameters become trailing positional ones
+        defaults = [None] * (len(a.args) - len(a.defaults)) + list(a.defaults) + list(a.kw_defaults)
+        shown = [
+            self.name(p.arg) + ("" if d is None else f" = {self.expr(d)}")
+            for p, d in zip(params, defaults, strict=True)
+        ]
+        star = "*" if any(isinstance(x, (ast.Yield, ast.YieldFrom)) for x in ast.walk(f)) else ""
+        doc = ast.get_docstring(f)
+        for old, new in RENAMED.items():  # the comment speaks the code's names
+            doc = doc and re.sub(rf"\b{old}\b", new, doc)
+        doc = doc and doc.replace("*/", "* /").replace("\n", "\n * ")
+        head = [f"/** {self.path.stem}.{f.name}: {doc} */"] if doc else []
+        local = [self.name(x) for x in self.assigned(f.body) if x not in {p.arg for p in params}]
+        body = ([f"  let {', '.join(local)};"] if local else []) + self.block(f.body, 1)
+        export = "export " if exported else ""
+        return [*head, f"{export}function{star} {f.name}({', '.join(shown)}) {{", *body, "}"]
+
+
+def port(module, exports=None, source=None):
+    """The ES module for kernelviz/attention/<module>.py (or the file `source`): the `exports` (default
+    EXPORTS[module]) and every function of the module they call, the others left out."""
+    path = Path(source) if source else HERE / f"{module}.py"
+    tree = ast.parse(path.read_text(), str(path))
+    exports = EXPORTS[module] if exports is None else exports
+    t = Translator(path)
+    defs, consts, imports = {}, {}, []
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            defs[node.name] = node
+        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            consts[node.targets[0].id] = node
+        elif isinstance(node, ast.ImportFrom) and node.level == 1:
+            imports.append(f"import {{ {', '.join(a.name for a in node.names)} }} from './{node.module}.js';")
+        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+            t.fail(node, type(node).__name__)
+    missing = [x for x in exports if x not in defs and x not in consts]
+    if missing:
+        raise PortError(f"{path.name}: no {', '.join(missing)} to export")
+    needed, todo = set(), list(exports)
+    while todo:  # the exports and what they call, transitively
+        name = todo.pop()
+        if name in needed or name not in defs:
+            continue
+        needed.add(name)
+        todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs]
+    header = f"// Generated from kernelviz/attention/{path.name} by kernelviz/attention/js_port.py: do not edit.\n"
+    lines = [header.rstrip(), *imports, PRELUDE.rstrip()]
+    for name, node in consts.items():
+        lines.append(f"{'export ' if name in exports else ''}const {name} = {t.expr(node.value)};")
+    for name, node in defs.items():
+        if name in needed:
+            lines += ["", *t.function(node, name in exports)]
+    return "\n".join(lines) + "\n"
+
+
+def write(out_dir):
+    """Write formulas.js and flops.js into `out_dir`; the paths written."""
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for module in EXPORTS:
+        path = out_dir / f"{module}.js"
+        text = port(module)
+        if not path.exists() or path.read_text() != text:  # unchanged files keep their time (make, esbuild)
+            path.write_text(text)
+        paths.append(path)
+    return paths
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 kernelviz/attention/js_port.py OUT_DIR")
+    write(sys.argv[1])

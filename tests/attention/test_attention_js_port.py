@@ -1,0 +1,105 @@
+"""The closed forms' JavaScript is generated from formulas.py and flops.py (attention.js_port), not kept by hand.
+
+What the generated functions compute is compared with Python on a grid by tests/explorer/test_explorer_formulas.py
+and tests/roofline/test_roofline_js.py (they run web/src/explorer/formulas.js and web/src/roofline/flops.js, which
+re-export the generated modules). Here: the build's web/.gen is what the translator makes of today's source; a change
+to the Python source changes the JavaScript (a planted change shows up in node's answer); Python's integer semantics
+survive the translation where JS's differ (floor division and remainder of negative numbers); and a construct
+outside the subset is refused with its file and line.
+"""
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kernelviz.attention import formulas, js_port
+from kernelviz.glossary import OLD
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
+
+
+def node_call(directory, module, calls):
+    """[(function, args)] run in the ES module `directory`/`module`.js under node: the answers."""
+    script = (
+        "import { readFileSync } from 'node:fs'; import { pathToFileURL } from 'node:url';"
+        f"const m = await import(pathToFileURL({json.dumps(str(Path(directory) / (module + '.js')))}));"
+        "const calls = JSON.parse(readFileSync(0, 'utf8'));"
+        "console.log(JSON.stringify(calls.map(([f, a]) => m[f](...a))));"
+    )
+    out = subprocess.run([NODE, "--input-type=module", "-e", script], input=json.dumps(calls), text=True,
+                         capture_output=True, check=True, timeout=60)  # fmt: skip
+    return json.loads(out.stdout)
+
+
+@pytest.mark.parametrize("module", list(js_port.EXPORTS))
+def test_the_build_s_generated_module_is_today_s_translation(module):
+    """web/.gen is written by `node build.mjs` (make's web/dist/.built, which depends on formulas.py and flops.py);
+    a stale one fails here, naming the fix."""
+    generated = ROOT / "web" / ".gen" / f"{module}.js"
+    assert generated.exists(), "web/.gen is missing: run `cd web && node build.mjs`"
+    assert generated.read_text() == js_port.port(module), "web/.gen is stale: run `cd web && node build.mjs`"
+
+
+def test_the_hand_ports_are_gone():
+    """The browser's modules re-export the generated ones: no function body of their own."""
+    for path in ("web/src/explorer/formulas.js", "web/src/roofline/flops.js"):
+        code = [line for line in (ROOT / path).read_text().splitlines() if not line.startswith("//")]
+        assert len(code) == 1 and code[0].startswith("export * from '#gen/"), path
+
+
+@needs_node
+def test_a_change_to_the_python_reaches_the_javascript(tmp_path):
+    """Plant a change in a copy of formulas.py (fa2 reads Q twice): the translated fa2 follows it; the rest stays."""
+    source = (ROOT / "kernelviz" / "attention" / "formulas.py").read_text()
+    planted = source.replace('return {"Q": rw(q), "K": rw(kv)', 'return {"Q": rw(2 * q), "K": rw(kv)')
+    assert planted != source
+    (tmp_path / "formulas.py").write_text(planted)
+    (tmp_path / "formulas.js").write_text(js_port.port("formulas", source=tmp_path / "formulas.py"))
+    args = [100, 64, 16, 40, None, True, 2, 3]
+    fa2, standard = node_call(tmp_path, "formulas", [("fa2", args), ("standard", args)])
+    want = formulas.fa2(*args)
+    assert fa2["Q"]["read"] == 2 * want["Q"]["read"] and fa2["K"] == want["K"]
+    assert standard == formulas.standard(*args)
+
+
+@needs_node
+def test_floor_division_and_remainder_keep_python_s_signs(tmp_path):
+    (tmp_path / "m.py").write_text("def f(a, b):\n    return a // b, a % b, -a // b\n")
+    (tmp_path / "m.js").write_text(js_port.port("m", exports=["f"], source=tmp_path / "m.py"))
+    pairs = [(7, 2), (-7, 2), (7, -2), (-7, -2), (0, 3), (-1, 64), (12345678901, 97)]
+    got = node_call(tmp_path, "m", [("f", list(p)) for p in pairs])
+    assert got == [[a // b, a % b, -a // b] for a, b in pairs]
+
+
+@pytest.mark.parametrize(
+    ("code", "what"),
+    [
+        ("def f(x):\n    return [y for y in x]\n", "ListComp"),
+        ("def f(x):\n    return x / 2\n", "Div"),
+        ("def f(x):\n    return g(x, k=1)\n", "keyword arguments"),
+        ("def f(*x):\n    return 0\n", r"\*args"),
+        ("def f(x):\n    return 0 < x < 2\n", "chained comparison"),
+    ],
+)
+def test_a_construct_outside_the_subset_is_refused_with_its_line(tmp_path, code, what):
+    path = tmp_path / "bad.py"
+    path.write_text(code)
+    with pytest.raises(js_port.PortError, match=rf"bad\.py:\d: .*{what}"):
+        js_port.port("bad", exports=["f"], source=path)
+
+
+def test_an_export_the_source_lacks_is_named(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    return 0\n")
+    with pytest.raises(js_port.PortError, match="m.py: no g to export"):
+        js_port.port("m", exports=["f", "g"], source=tmp_path / "m.py")
+
+
+def test_renamed_names_are_the_glossary_s():
+    """The JS speaks the book's names: each renamed Python keyword is an old name the glossary maps to it."""
+    assert js_port.RENAMED and all(OLD[old] == new for old, new in js_port.RENAMED.items())
+    assert "n_splits" not in js_port.port("formulas") + js_port.port("flops")
