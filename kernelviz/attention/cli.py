@@ -189,9 +189,14 @@ def main(args):
     device = None
     if args.gpu is not None:
         from kernelviz.roofline import bound, gpu
+        from kernelviz.roofline.cli import family
+        from kernelviz.roofline.units import units
 
         device = gpu(args.gpu)
         report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, device)
+        shared = report["shared"]["total"] if "shared" in report else None  # where the ledger counts it
+        at = family(record, device)
+        report["units"] = units(ledger.total_bytes, ledger.flops.by_kind, device, at, shared)
     if record.per_block is not None:
         report["kv_tiles_per_block"] = blocks.tiles_per_block(result)
         if device is not None:  # the grid the kernel launches, dealt to the GPU's SMs (attention.blocks)
@@ -373,6 +378,11 @@ def _table(report):
         )
     if roof := report.get("roofline"):
         lines.append(on_gpu(roof))
+    if answer := report.get("units"):
+        from kernelviz.roofline.units import words
+
+        lines.append(f"unit by unit on {answer['gpu']} (count / rate = least time): bound by {answer['bound']}")
+        lines += words(answer)
     if "kv_tiles_per_block" in report:
         visits = report["kv_tiles_per_block"]
         lines.append(

@@ -35,11 +35,14 @@ def add_arguments(parser):
 
 
 def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1, splits=None, gpus=None):
-    """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}}] for every algorithm (in 32-bit
-    storage, all but fa2-mma)."""
+    """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}, units: {gpu: units.units(...)}}] for
+    every algorithm (in 32-bit storage, all but fa2-mma); shared bytes where the algorithm's record has a closed form
+    of its shared-memory traffic (fa2-mma), at its options' defaults."""
     from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
+    from kernelviz.attention.topics import REGISTRY
 
     from . import GPUS, bound
+    from .units import units
 
     N_kv = N if N_kv is None else N_kv
     n_splits = min(splits or 4, -(-N_kv // Bc))
@@ -51,8 +54,21 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
         nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=itemsize, **sizes))
         flops = FLOP_FORMULAS[name](N, d, Br, Bc, **sizes)
         bounds = {key: bound(nbytes, flops, GPUS[key]) for key in gpus or GPUS}
-        rows.append({"algorithm": name, "bytes": nbytes, "flops": flops, "bounds": bounds})
+        record, shared = REGISTRY[name], None
+        if record.shared is not None:
+            traffic = record.shared(N, d, Br, Bc, itemsize=itemsize, **sizes)
+            shared = sum(sl["store"] + sl["load"] for sl in traffic.values())
+        per_unit = {key: units(nbytes, flops, GPUS[key], family(record, GPUS[key]), shared) for key in gpus or GPUS}
+        row = {"algorithm": name, "bytes": nbytes, "flops": flops, "bounds": bounds, "units": per_unit}
+        rows.append({**row, **({"shared_bytes": shared} if shared is not None else {})})
     return rows
+
+
+def family(record, device):
+    """The tensor-core instruction family `record`'s kernel issues, where `device` has a stated rate for it; else None
+    (the fastest: an algorithm no kernel pins down, or mma.sync on the B200, whose rate no source states)."""
+    known = record.instruction in device.tensor_flops_per_s_by_instruction
+    return record.instruction if known else None
 
 
 def main(args):
@@ -102,6 +118,14 @@ def _text(rows, args):
     lines.append(
         "time: a lower bound (the busiest unit at its peak); TF/s: the FLOP rate a kernel at that bound attains"
     )
+    from .units import words
+
+    for row in rows:
+        for key, answer in row["units"].items():
+            lines.append(
+                f"{row['algorithm']} on {key}, unit by unit (count / rate = least time): bound by {answer['bound']}"
+            )
+            lines += words(answer)
     return "\n".join(lines)
 
 

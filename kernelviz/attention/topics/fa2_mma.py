@@ -56,6 +56,7 @@ ALGORITHM = Algorithm(
     dtypes=("float16", "bfloat16"),
     dtypes_why="tensor cores' mma.m16n8k16 takes 16-bit operands",
     known_as="tensor cores",
+    instruction="mma.sync",  # mma.sync.aligned.m16n8k16: Hopper's wgmma roof is out of its reach (roofline.units)
     slower=4,  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3),  # its shared traffic is summed, not recorded
     memory=memory,
