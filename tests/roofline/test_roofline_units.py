@@ -6,6 +6,7 @@ attention tests hold equal to what the algorithms count as they run.
 """
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -98,10 +99,10 @@ def test_trace_gpu_json_carries_the_units_of_the_run_s_own_counts(capsys):
 
 
 def test_a_planted_bug_fails_the_rate_check():
-    """Exponentials taken at the fp32 rate (the old roofline's CUDA-core approximation): the independent rates differ."""
+    """Exponentials taken at the fp32 rate (the old roofline's CUDA-core stand-in): the independent rate differs."""
     import kernelviz.roofline.units as module
 
-    source = open(module.__file__).read()
+    source = Path(module.__file__).read_text()
     planted = source.replace("device.sfu_ops_per_s", "device.fp32_flops_per_s")
     assert planted != source
     space = {"__name__": "planted"}
