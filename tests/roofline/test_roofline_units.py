@@ -107,6 +107,8 @@ def test_a_planted_bug_fails_the_rate_check():
     assert planted != source
     space = {"__name__": "planted"}
     exec(compile(planted, "planted_units.py", "exec"), space)
-    answer = space["units"](1, flops.count(1, 10**9, 1), GPUS["h100"])
+    work = flops.count(10**11, 10**9, 1)  # tensor cores 0.1 ms, MUFU 0.26 ms, and 15 µs at the fp32 rate
+    assert units(1, work, GPUS["h100"])["bound"] == MUFU
+    answer = space["units"](1, work, GPUS["h100"])
     assert answer["units"][MUFU]["seconds"] != pytest.approx(10**9 / raw_rate("h100", MUFU, "wgmma"))
     assert answer["bound"] != MUFU  # the wall FA3 names disappears
