@@ -25,17 +25,18 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RENAMED = {"n_splits": "splits"}  # glossary.KEYWORDS: the Python keyword and the book's name
-# module -> the functions the browser imports (the rest of what they call comes along, unexported)
+# generated module -> (the source module, the functions the browser imports; the rest of what they call comes along)
 EXPORTS = {
-    "formulas": (
+    "formulas": ("formulas", (
         "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
         "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
         "standard_backward", "flash_decoding", "paged_decoding",
-    ),
-    "flops": (
+    )),
+    "flops": ("flops", (
         "count", "total", "visited", "standard", "fa2", "fa1", "flash_decoding", "fa2_backward", "standard_backward",
         "paged_decoding",
-    ),
+    )),
+    "shared": ("formulas", ("fa2_mma_shared",)),  # the roofline's shared-memory unit (roofline/units.js)
 }  # fmt: skip
 PRELUDE = """\
 const floordiv = (a, b) => Math.floor(a / b);
@@ -216,11 +217,12 @@ class Translator:
 
 
 def port(module, exports=None, source=None):
-    """The ES module for kernelviz/attention/<module>.py (or the file `source`): the `exports` (default
-    EXPORTS[module]) and every function of the module they call, the others left out."""
-    path = Path(source) if source else HERE / f"{module}.py"
+    """The ES module `module` of EXPORTS (or the file `source` with `exports`): the exports and every function of
+    the source they call, the others left out."""
+    origin, default = EXPORTS.get(module, (module, ()))
+    path = Path(source) if source else HERE / f"{origin}.py"
     tree = ast.parse(path.read_text(), str(path))
-    exports = EXPORTS[module] if exports is None else exports
+    exports = default if exports is None else exports
     t = Translator(path)
     defs, consts, imports = {}, {}, []
     for node in tree.body:

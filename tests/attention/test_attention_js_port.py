@@ -103,3 +103,26 @@ def test_renamed_names_are_the_glossary_s():
     """The JS speaks the book's names: each renamed Python keyword is an old name the glossary maps to it."""
     assert js_port.RENAMED and all(OLD[old] == new for old, new in js_port.RENAMED.items())
     assert "n_splits" not in js_port.port("formulas") + js_port.port("flops")
+
+
+@needs_node
+def test_the_generated_shared_memory_count_equals_python_s(tmp_path):
+    """fa2_mma_shared (keyword-only in Python, trailing positional in JS) over ragged, causal and padded sizes."""
+    for module in ("formulas", "shared"):
+        (tmp_path / f"{module}.js").write_text(js_port.port(module))
+    cases = [
+        (N, d, Br, Bc, N_kv, warps, s, causal, p_in_shared, h)
+        for N in (1, 100, 1000)
+        for d in (16, 64)
+        for Br, Bc in ((16, 16), (64, 40))
+        for N_kv in (None, 37, 2000)
+        for warps, s in ((1, 2), (4, 2))
+        for causal in (False, True)
+        for p_in_shared in (False, True)
+        for h in (1, 3)
+    ]
+    got = node_call(tmp_path, "shared", [("fa2_mma_shared", list(c)) for c in cases])
+    for (N, d, Br, Bc, N_kv, warps, s, causal, p_in, h), js in zip(cases, got, strict=True):
+        want = formulas.fa2_mma_shared(N, d, Br, Bc, N_kv=N_kv, warps=warps, itemsize=s, causal=causal,
+                                       p_in_shared=p_in, batch_heads=h)  # fmt: skip
+        assert js == want, (N, d, Br, Bc, N_kv, warps, s, causal, p_in, h)
