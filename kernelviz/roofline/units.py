@@ -17,6 +17,7 @@ unit only where the kernel's ledger counts it (``shared_bytes`` given).
 
 HBM, SHARED, TENSOR, MUFU, OTHER = "HBM", "shared memory", "tensor cores", "exponentials (MUFU)", "other (CUDA cores)"
 UNITS = (HBM, SHARED, TENSOR, MUFU, OTHER)
+COUNTS = {HBM: "bytes", SHARED: "shared", TENSOR: "matmul", MUFU: "exp", OTHER: "other"}  # the page's (units.js)
 
 
 def rates(device, family=None):

@@ -16,15 +16,18 @@ then the form's size of that name, else its default (N_kv = N, causal off, split
 batch_heads 1, float32, H_kv = H_q). With a batch, standard attention is each sequence decoded alone, every query
 head on its own (web/src/roofline/model.js ``counted``). The drawing is web/src/roofline/section.js, run here in
 the builder's V8 (build-time/render-roofline.js) and again in the browser (entries/roofline.js) when the form or
-the preset changes: one drawing code, and one set of formulas, the JavaScript ports of ``attention.formulas`` and
-``attention.flops`` that tests/roofline/test_roofline_js.py holds equal to them at every size. (Precomputing tables
+the preset changes: one drawing code, and one set of formulas, the JavaScript generated from ``attention.formulas``
+and ``attention.flops`` (``attention.js_port``) that tests/roofline/test_roofline_js.py holds equal to them.
+Beside the plot, a bar per unit (``roofline.units``) gives each algorithm's least time on the GPU the reader picks:
+each GPU carries its per-unit rates and tensor rates by instruction family, each algorithm its family and whether
+its shared-memory traffic is counted (``instruction``, ``shared``). (Precomputing tables
 at build time instead would need one per size the form allows: tens of thousands a page.)
 """
 
 from markdown_it.common.utils import escapeHtml
 
 from ... import attention, glossary
-from ...roofline import GPUS, measured
+from ...roofline import GPUS, measured, units
 from .. import js
 
 RENDERER = "render-roofline.js"
@@ -112,10 +115,15 @@ def spec_of(page):
         raise ValueError(f"no {missing[0]}: give it a number, or a size of the page's form")
     gpus = [
         {k: getattr(g, k) for k in ("key", "name", "hbm_bytes_per_s", "tensor_flops_per_s", "fp32_flops_per_s")}
+        | {"units": {u: rate for u, (rate, _) in units.rates(g).items()}, "families": g.tensor_flops_per_s_by_instruction}
         for g in GPUS.values()
     ]
+    records = [attention.topics.REGISTRY[name] for name in algorithms]
     return {
         "gpus": gpus,
+        "units": {"counts": units.COUNTS, "tensor": units.TENSOR},
+        "instruction": {r.name: r.instruction for r in records if r.instruction},
+        "shared": [r.name for r in records if r.shared is not None],
         "algorithms": algorithms,
         "page": mapping,
         "sizes": sizes,

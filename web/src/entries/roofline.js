@@ -28,7 +28,7 @@ function scrollCue(section) {
 function wire(section) {
   const spec = JSON.parse(section.querySelector('.kv-roof-spec').textContent);
   const form = document.querySelector('form.kv-sizes');
-  const state = { sizes: spec.sizes, preset: 'figure', width: 0, key: '' };
+  const state = { sizes: spec.sizes, preset: 'figure', gpu: spec.gpus[0].key, width: 0, key: '' };
   const said = section.querySelector('.kv-roof-said');
   const draw = () => {
     redraw();
@@ -38,10 +38,10 @@ function wire(section) {
     const old = section.querySelector('.kv-roof-body');
     const width = Math.round(Math.min(MAX_WIDTH, old.clientWidth || section.clientWidth || MAX_WIDTH));
     const sizes = form?.dataset.applied ? { ...spec.sizes, ...appliedSizes(form) } : spec.sizes;
-    const key = JSON.stringify([sizes, state.preset, width]);
+    const key = JSON.stringify([sizes, state.preset, state.gpu, width]);
     if (key === state.key) return;
     const drawnWidth = Number(old.querySelector('svg.kv-roof-plot')?.getAttribute('width'));
-    const shown = JSON.stringify([sizes, state.preset]);
+    const shown = JSON.stringify([sizes, state.preset, state.gpu]);
     const same = old.dataset.drawn === shown && Math.abs(drawnWidth - width) < 24;
     if (said && state.key && old.dataset.drawn !== shown) said.textContent = summary(spec, { ...state, sizes });
     Object.assign(state, { sizes, width, key });
@@ -53,6 +53,10 @@ function wire(section) {
   };
   section.querySelector('.kv-roof-presets').addEventListener('change', (e) => {
     state.preset = e.target.value;
+    draw();
+  });
+  section.querySelector('.kv-roof-gpus')?.addEventListener('change', (e) => {
+    state.gpu = e.target.value;
     draw();
   });
   if (form) new MutationObserver(draw).observe(form, { attributes: true, attributeFilter: ['data-applied'] });

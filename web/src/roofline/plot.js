@@ -95,6 +95,25 @@ function roofs(x, y, gpus) {
   });
 }
 
+/** The slower tensor-core instruction families' ceilings under a GPU's roof (Hopper's mma.sync under wgmma),
+ * dashed, each named at its right end. */
+function ceilings(x, y, g, i) {
+  const under = Object.entries(g.families || {})
+    .filter(([, r]) => r < g.tensor_flops_per_s)
+    .map(([family, r]) => {
+      const [x1, yy] = [x.range()[1], round(y(r))];
+      const attrs = { class: 'kv-roof-ceiling', 'data-family': family, 'data-flops-per-s': r };
+      return el(
+        'g',
+        attrs,
+        el('title', {}, `${g.name}: ${family} at most ${rate(r, 'FLOP/s')}`),
+        el('path', { d: roof(x, y, r, g.hbm_bytes_per_s) }),
+        el('text', { x: x1 - 4, y: yy + 12, 'text-anchor': 'end', class: 'kv-roof-ceiling-name' }, family),
+      );
+    });
+  return under.length ? el('g', { class: `kv-roof-ceilings kv-roof-gpu-${i}`, 'data-gpu': g.key }, under) : '';
+}
+
 /** Each algorithm on each GPU: a marker at its intensity and the FLOP/s it attains at its least time. */
 function points(x, y, rows, gpus) {
   return rows.flatMap((row, a) =>
@@ -139,6 +158,7 @@ export function plot(rows, gpus, measured, width) {
     axis(x, true, width, height, 'arithmetic intensity (FLOP/B)'),
     axis(y, false, width, height, 'attainable FLOP/s'),
     roofs(x, y, gpus),
+    gpus.map((g, i) => ceilings(x, y, g, i)),
     points(x, y, rows, gpus),
     crosses(x, y, measured),
   );

@@ -7,6 +7,7 @@
 import { el, escape } from './markup.js';
 import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
+import { sharedBytes, units } from './units.js';
 import { amount, bytes, perByte, time } from './words.js';
 
 export const WIDTH = 520; // px: the plot's width at build time, legible scaled to a phone (the browser redraws it)
@@ -111,6 +112,42 @@ export function summary(spec, state) {
   return `Roofline at ${words(p, spec.algorithms)}. On ${gpu.name}: ${each.join('; ')}.`;
 }
 
+/** The GPU chooser of the bars: one radio button a GPU. */
+function gpuChooser(spec, chosen) {
+  const choice = (g) => {
+    const input = el('input', { type: 'radio', name: 'kv-roof-gpu', value: g.key, checked: g.key === chosen });
+    return el('label', {}, input, escape(g.name));
+  };
+  return el('fieldset', { class: 'kv-roof-gpus' }, el('legend', {}, 'GPU of the bars'), spec.gpus.map(choice));
+}
+
+/** A bar per unit for each algorithm on `gpu`: the least time that unit alone needs (count / rate,
+ * roofline/units.js), the longest named as the bound. */
+function unitBars(spec, at, p, gpu) {
+  if (!spec.units || !gpu.units) return ''; // a spec without the per-unit rates (a hand-made one): no bars
+  const algos = at.map((row) => {
+    const answer = units(spec, row, gpu, sharedBytes(spec, row.algorithm, p));
+    const longest = answer.lower_bound_s;
+    const bars = Object.entries(answer.units).map(([unit, u]) => {
+      const width = `width: ${Math.max(0.5, (100 * u.seconds) / longest).toFixed(1)}%`;
+      const name = unit === spec.units.tensor ? `${unit} (${answer.family})` : unit;
+      const attrs = { class: 'kv-roof-unit', 'data-unit': unit, 'data-seconds': u.seconds, 'data-count': u.count };
+      return el(
+        'li',
+        { ...attrs, 'data-bound': unit === answer.bound },
+        el('span', { class: 'kv-roof-unit-name' }, escape(name)),
+        el('span', { class: 'kv-roof-unit-track', 'aria-hidden': 'true' }, el('span', { class: 'kv-roof-unit-fill', style: width })),
+        el('span', { class: 'kv-roof-unit-time' }, time(u.seconds)),
+      );
+    });
+    const head = el('p', { class: 'kv-roof-unit-algo' }, el('b', {}, escape(row.algorithm)), ` bound by ${escape(answer.bound)}`);
+    const attrs = { class: 'kv-roof-units-algo', 'data-algorithm': row.algorithm, 'data-bound': answer.bound };
+    return el('div', { ...attrs, 'data-family': answer.family }, head, el('ul', {}, bars));
+  });
+  const title = `Each unit alone on ${escape(gpu.name)}: its count over its rate, the least time it needs`;
+  return el('div', { class: 'kv-roof-units', 'data-gpu': gpu.key }, el('p', { class: 'kv-roof-units-title' }, title), algos);
+}
+
 /** The preset chooser: the figure's sizes (the form's) or a realistic size. */
 function presets(spec, chosen) {
   const choice = (key, label) => {
@@ -126,7 +163,8 @@ export function section(spec, state) {
   const json = JSON.stringify(spec).replace(/</g, '\\u003c');
   const script = el('script', { type: 'application/json', class: 'kv-roof-spec' }, json);
   const said = el('p', { class: 'kv-roof-said kv-unseen', role: 'status' }); // (entries/roofline.js fills it)
-  return script + presets(spec, state.preset || 'figure') + said + body(spec, state);
+  const gpus = gpuChooser(spec, state.gpu || spec.gpus[0].key);
+  return script + presets(spec, state.preset || 'figure') + gpus + said + body(spec, state);
 }
 
 /** The section's body at `state` (see the top of this file). */
@@ -135,17 +173,19 @@ export function body(spec, state) {
   const p = params(spec, state.sizes, preset);
   const at = rows(spec, p);
   const measured = (spec.measured?.runs || []).map((run) => measuredPoint(run, spec.measured.machine));
+  const gpu = spec.gpus.find((g) => g.key === state.gpu) || spec.gpus[0];
   return el(
     'div',
     {
       class: 'kv-roof-body',
       'data-params': JSON.stringify(p),
       'data-preset': preset ? preset.key : 'figure',
-      'data-drawn': JSON.stringify([state.sizes, preset ? preset.key : 'figure']),
+      'data-drawn': JSON.stringify([state.sizes, preset ? preset.key : 'figure', gpu.key]),
     },
     el('p', { class: 'kv-roof-sizes' }, 'At ', escape(words(p, spec.algorithms)), '.'),
     plot(at, spec.gpus, measured, state.width || WIDTH),
     legend(spec),
+    unitBars(spec, at, p, gpu),
     measuredNote(spec, measured),
     table(spec, at),
   );

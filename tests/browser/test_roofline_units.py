@@ -1,0 +1,85 @@
+"""The roofline's bars in Chromium: on each kernel page the reader picks a GPU and changes the size form, and each
+algorithm's bar per unit (its least time alone: count / rate) and the bound named equal `kernelviz trace ALGO
+--gpu GPU --json`'s units at those sizes (run here, independent of the page); Hopper's plot draws the mma.sync
+ceiling under the wgmma roof, at gpus.json's rate."""
+
+import pytest
+from figure_page import SIZE_FORM, open_figure, parse, wait_applied
+
+from kernelviz.roofline import GPUS
+from kernelviz.roofline.units import units
+from tests.roofline.roofline_pages import SLUGS, algorithms, trace
+from tests.pages.kernel_pages import trace_args
+
+BARS = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-units-algo')].map((a) => ({
+  algorithm: a.dataset.algorithm, bound: a.dataset.bound, family: a.dataset.family,
+  gpu: a.closest('.kv-roof-units').dataset.gpu,
+  units: Object.fromEntries([...a.querySelectorAll('.kv-roof-unit')].map((u) =>
+    [u.dataset.unit, { count: Number(u.dataset.count), seconds: Number(u.dataset.seconds) }])) }))"""
+DRAWN = """(want) => { const b = document.querySelector('section.kv-roofline .kv-roof-body');
+  const [sizes, , gpu] = JSON.parse(b.dataset.drawn);
+  return gpu === want.gpu && Object.entries(want.sizes).every(([k, v]) => sizes[k] === v); }"""
+
+
+def expected(slug, sizes, gpu):
+    """{algorithm: trace's units on `gpu`} at the form's `sizes` (the roofline's fa2-mma at its default warps)."""
+    args = trace_args(slug, sizes)
+    out = {}
+    for algo in algorithms(slug):
+        if slug == "paged-decoding":  # standard: each sequence alone (tests.roofline.roofline_pages.expected)
+            if algo == "standard":
+                one = ["--N", "1", "--Br", "1", "--Bc", str(sizes["page_size"]), "--batch-heads", str(sizes["H_q"])]
+                runs = [trace(["standard", *one, "--N-kv", str(sizes[L]), "--d", "4", "--json"]) for L in ("L0", "L1")]
+            else:
+                runs = [trace(args)]
+            nbytes = sum(r["total_bytes"] for r in runs)
+            work = {kind: sum(r["flops"][kind] for r in runs) for kind in ("matmul", "exp", "other")}
+            out[algo] = units(nbytes, work, GPUS[gpu])
+        else:
+            own = [a for n, a in enumerate(args[1:]) if "--warps" not in args[n : n + 2]]
+            out[algo] = trace([algo, *own, "--gpu", gpu])["units"]
+    return out
+
+
+def check(shown, want, gpu):
+    assert [a["algorithm"] for a in shown] == list(want)
+    for a in shown:
+        w = want[a["algorithm"]]
+        assert (a["gpu"], a["bound"], a["family"]) == (gpu, w["bound"], w["family"]), a["algorithm"]
+        assert list(a["units"]) == list(w["units"]), a["algorithm"]
+        for unit, u in a["units"].items():
+            assert u["count"] == w["units"][unit]["count"], (a["algorithm"], unit)
+            assert u["seconds"] == pytest.approx(w["units"][unit]["seconds"], rel=1e-12), (a["algorithm"], unit)
+
+
+def pick(page, gpu, sizes):
+    page.locator(f".kv-roof-gpus input[value='{gpu}']").check()
+    page.wait_for_function(DRAWN, arg={"gpu": gpu, "sizes": sizes})
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_the_bars_follow_the_gpu_and_the_size_form_and_equal_trace(reading, site_url, slug):
+    page = reading
+    open_figure(page, f"{site_url}/{slug}.html")
+    page.wait_for_selector("section.kv-roofline[data-ready]")
+    form = page.evaluate(SIZE_FORM)
+    names, sizes = list(form["sizes"]), form["sizes"]
+    pick(page, "b200", sizes)
+    check(page.evaluate(BARS), expected(slug, sizes, "b200"), "b200")
+    # a prerendered size one box away, then the H100
+    others = [parse(key, names) for key in form["prerendered"]]
+    target = next(s for s in others if sum(s[n] != sizes[n] for n in names if n not in ("N_kv", "causal")) == 1)
+    name = next(n for n in names if target[n] != sizes[n])
+    page.locator(f"form.kv-sizes input[name={name}]").fill(str(target[name]))
+    wanted = {**sizes, name: target[name]}
+    if name == "N" and "N_kv" in sizes and sizes["N_kv"] == sizes["N"]:
+        wanted["N_kv"] = target[name]
+    wait_applied(page, wanted)
+    pick(page, "h100", wanted)
+    check(page.evaluate(BARS), expected(slug, wanted, "h100"), "h100")
+    ceilings = page.evaluate("""() => [...document.querySelectorAll('svg.kv-roof-plot .kv-roof-ceiling')].map((c) =>
+      [c.closest('.kv-roof-ceilings').dataset.gpu, c.dataset.family, Number(c.dataset.flopsPerS)])""")
+    rates = {k: g.tensor_flops_per_s_by_instruction for k, g in GPUS.items()}
+    assert ceilings == [[k, f, r] for k, fam in rates.items() for f, r in fam.items() if r < max(fam.values())]
+    assert [c[:2] for c in ceilings] == [["h100", "mma.sync"], ["h200", "mma.sync"]]
+    assert page.errors == []
