@@ -8,8 +8,8 @@ from figure_page import SIZE_FORM, open_figure, parse, wait_applied
 
 from kernelviz.roofline import GPUS
 from kernelviz.roofline.units import units
-from tests.roofline.roofline_pages import SLUGS, algorithms, trace
 from tests.pages.kernel_pages import trace_args
+from tests.roofline.roofline_pages import SLUGS, algorithms, trace
 
 BARS = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-units-algo')].map((a) => ({
   algorithm: a.dataset.algorithm, bound: a.dataset.bound, family: a.dataset.family,

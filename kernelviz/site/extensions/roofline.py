@@ -115,7 +115,7 @@ def spec_of(page):
         raise ValueError(f"no {missing[0]}: give it a number, or a size of the page's form")
     gpus = [
         {k: getattr(g, k) for k in ("key", "name", "hbm_bytes_per_s", "tensor_flops_per_s", "fp32_flops_per_s")}
-        | {"units": {u: rate for u, (rate, _) in units.rates(g).items()}, "families": g.tensor_flops_per_s_by_instruction}
+        | {"units": {u: r for u, (r, _) in units.rates(g).items()}, "families": g.tensor_flops_per_s_by_instruction}
         for g in GPUS.values()
     ]
     records = [attention.topics.REGISTRY[name] for name in algorithms]
