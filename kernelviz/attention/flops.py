@@ -20,6 +20,14 @@ once, N = 10^9 included). ``visited`` walks the pairs one by one, as the tests d
 
 from .formulas import cdiv, kv_rows_read, q_rows_read, rows_seeing, tiles_visited
 
+# What the browser imports, generated into JavaScript by js_port (web/.gen/flops.js)
+JS_MODULES = {
+    "flops": (
+        "count", "total", "visited", "standard", "fa2", "fa1", "flash_decoding", "fa2_backward", "standard_backward",
+        "paged_decoding",
+    ),
+}  # fmt: skip
+
 
 def count(matmul=0, exp=0, other=0):
     return {"matmul": matmul, "exp": exp, "other": other}

@@ -18,6 +18,16 @@ tile, and writes O = 0 and L = -inf (``rows_seeing``, ``blocks_seeing``).
 """
 
 STAT = 4  # bytes of a float32 statistic: m, l, L, partials
+# What the browser imports, generated into JavaScript by js_port (web/.gen/<module>.js): the explorer's and the
+# roofline's byte counts, and the roofline's shared-memory unit; what they call comes along unexported.
+JS_MODULES = {
+    "formulas": (
+        "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
+        "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
+        "standard_backward", "flash_decoding", "paged_decoding",
+    ),
+    "shared": ("fa2_mma_shared",),
+}  # fmt: skip
 
 
 def cdiv(a, b):

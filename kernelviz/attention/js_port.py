@@ -5,7 +5,7 @@ Instead of a second copy kept equal by tests, the web build (``web/build.mjs``) 
 
     python3 kernelviz/attention/js_port.py web/.gen
 
-which translates the two modules' functions to ES modules ``web/.gen/formulas.js`` and ``web/.gen/flops.js``
+which translates the functions each module lists in its ``JS_MODULES`` to ES modules in ``web/.gen``
 (``web/src/explorer/formulas.js`` and ``web/src/roofline/flops.js`` re-export them). Standard library only, so
 any Python 3 runs it, before the package is installed.
 
@@ -25,19 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 RENAMED = {"n_splits": "splits"}  # glossary.KEYWORDS: the Python keyword and the book's name
-# generated module -> (the source module, the functions the browser imports; the rest of what they call comes along)
-EXPORTS = {
-    "formulas": ("formulas", (
-        "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
-        "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
-        "standard_backward", "flash_decoding", "paged_decoding",
-    )),
-    "flops": ("flops", (
-        "count", "total", "visited", "standard", "fa2", "fa1", "flash_decoding", "fa2_backward", "standard_backward",
-        "paged_decoding",
-    )),
-    "shared": ("formulas", ("fa2_mma_shared",)),  # the roofline's shared-memory unit (roofline/units.js)
-}  # fmt: skip
+SOURCES = ("formulas", "flops")  # each says what the browser imports from it: JS_MODULES = {module: (names)}
 PRELUDE = """\
 const floordiv = (a, b) => Math.floor(a / b);
 const mod = (a, b) => ((a % b) + b) % b;
@@ -216,10 +204,25 @@ class Translator:
         return [*head, f"{export}function{star} {f.name}({', '.join(shown)}) {{", *body, "}"]
 
 
+def modules():
+    """{generated module: (source module, the names it exports)}, from each source's JS_MODULES (a literal)."""
+    out = {}
+    for origin in SOURCES:
+        tree = ast.parse((HERE / f"{origin}.py").read_text())
+        found = [n.value for n in tree.body if isinstance(n, ast.Assign) and _named(n, "JS_MODULES")]
+        for module, names in (ast.literal_eval(found[0]) if found else {}).items():
+            out[module] = (origin, tuple(names))
+    return out
+
+
+def _named(node, name):
+    return len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name
+
+
 def port(module, exports=None, source=None):
-    """The ES module `module` of EXPORTS (or the file `source` with `exports`): the exports and every function of
-    the source they call, the others left out."""
-    origin, default = EXPORTS.get(module, (module, ()))
+    """The ES module `module` of ``modules()`` (or the file `source` with `exports`): the exports and every function
+    of the source they call, the others left out."""
+    origin, default = modules().get(module, (module, ()))
     path = Path(source) if source else HERE / f"{origin}.py"
     tree = ast.parse(path.read_text(), str(path))
     exports = default if exports is None else exports
@@ -228,6 +231,8 @@ def port(module, exports=None, source=None):
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             defs[node.name] = node
+        elif isinstance(node, ast.Assign) and _named(node, "JS_MODULES"):
+            continue  # what the browser imports: read by modules(), not translated
         elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             consts[node.targets[0].id] = node
         elif isinstance(node, ast.ImportFrom) and node.level == 1:
@@ -259,7 +264,7 @@ def write(out_dir):
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = []
-    for module in EXPORTS:
+    for module in modules():
         path = out_dir / f"{module}.js"
         text = port(module)
         if not path.exists() or path.read_text() != text:  # unchanged files keep their time (make, esbuild)

@@ -36,7 +36,7 @@ def node_call(directory, module, calls):
     return json.loads(out.stdout)
 
 
-@pytest.mark.parametrize("module", list(js_port.EXPORTS))
+@pytest.mark.parametrize("module", list(js_port.modules()))
 def test_the_build_s_generated_module_is_today_s_translation(module):
     """web/.gen is written by `node build.mjs` (make's web/dist/.built, which depends on formulas.py and flops.py);
     a stale one fails here, naming the fix."""

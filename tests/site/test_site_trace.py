@@ -124,7 +124,7 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
         ("{algo: paged-decoding, seq_lens: [4], d: 4, page_size: 4, H_q: 3, H_kv: 2}", "not a multiple of H_kv"),
         ("{algo: paged-decoding, seq_lens: [4], d: 4}", "missing page_size"),
         ("{algo: safe-softmax, N: 8}", "missing Bc"),
-        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: b200}}", "schedule.gpu: expected one of a100, h100"),
+        ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: v100}}", "schedule.gpu: expected one of a100, h100"),
         ("{algo: standard, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: h100}}", "schedule is for fa1 and fa2"),
         ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: {gpu: h100, heads: 2}}", "schedule: expected {gpu: a100"),
         ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, schedule: h100}", "schedule: expected {gpu: a100"),
