@@ -37,6 +37,7 @@
 // 'kv:text-bound' the text's part done.
 import '../figure/figure.css';
 import '../page/layout.css';
+import '../page/unseen.css';
 import '../page/print.css';
 import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
