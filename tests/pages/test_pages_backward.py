@@ -41,7 +41,7 @@ def test_the_dq_tile_in_registers_goes_stale_when_the_block_of_rows_moves_on(pag
     def dq_tiles(key):
         return [i for i in page.items(key) if i["label"].startswith("dQ") and i["w"] > 0]
 
-    hbm = {(i["x"], i["y"]) for i in dq_tiles("write D,dQ i=1")}  # the preprocess has zeroed and named them all
+    hbm = {(i["x"], i["y"]) for i in dq_tiles("write Δ,dQ i=1")}  # the preprocess has zeroed and named them all
     assert len(hbm) == 2  # N = 8 rows in blocks of 4
 
     def in_registers(key):
@@ -49,7 +49,7 @@ def test_the_dq_tile_in_registers_goes_stale_when_the_block_of_rows_moves_on(pag
 
     (held,) = in_registers("add dQ j=0 i=0")
     assert (held["label"], held["fill"]) == ("dQ0", "@q-1")
-    (stale,) = in_registers("load Q,dO,L,D j=0 i=1")
+    (stale,) = in_registers("load Q,dO,L,Δ j=0 i=1")
     assert stale["label"] == "dQ0" and stale["fill"] == "@stale"
     (read,) = in_registers("read dQ j=0 i=1")
     assert (read["label"], read["fill"]) == ("dQ1", "@paper")  # read in, zeroed by the preprocess
