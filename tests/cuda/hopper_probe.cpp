@@ -8,8 +8,9 @@
 // epilogue writes half(O) into shared memory (swizzled as the TMA store reads it), fences the async proxy and stores
 // it with TMA. setmaxnreg moves registers from the producer to the consumers.
 //
-// argv: schedule (threads, forward, backward), bf16 (0 or 1). stdin: A, K, V as 16-bit bits (128×64, then T·64×64
-// twice). stdout: O's bits (128×64).
+// argv: schedule (threads, forward, backward), bf16 (0 or 1), ragged (0 or 1: the tensor maps end 10 rows short of
+// K and V, whose loads fill them with zeros, and 5 rows short of O, whose store leaves them as they were). stdin: A, K,
+// V as 16-bit bits (128×64, then T·64×64 twice). stdout: O's bits (128×64), initially 0x7fad.
 #include "shim.h"
 
 #include <cstdio>
@@ -98,15 +99,15 @@ __global__ void probe(const __grid_constant__ CUtensorMap tmA, const __grid_cons
 }
 
 int main(int argc, char** argv) {
-    if (argc != 3) {
-        std::fprintf(stderr, "usage: hopper_probe threads|forward|backward 0|1\n");
+    if (argc != 4) {
+        std::fprintf(stderr, "usage: hopper_probe threads|forward|backward bf16:0|1 ragged:0|1\n");
         return 2;
     }
     std::string name = argv[1];
     auto schedule = name == "threads" ? kvshim::Schedule::threads
                     : name == "forward" ? kvshim::Schedule::forward
                                         : kvshim::Schedule::backward;
-    bool bf16 = std::string(argv[2]) == "1";
+    bool bf16 = std::string(argv[2]) == "1", ragged = std::string(argv[3]) == "1";
     std::vector<uint16_t> a(ROWS * D), k(T * KV * D), v(T * KV * D), o(ROWS * D, 0x7fad);
     for (auto* x : {&a, &k, &v})
         if (std::fread(x->data(), 2, x->size(), stdin) != x->size()) return 2;
@@ -115,7 +116,8 @@ int main(int argc, char** argv) {
         uint32_t box[] = {D, box_rows};
         return kvshim::make_tensor_map(x.data(), 2, 2, dims, box, 128);
     };
-    auto tmA = map(a, ROWS, ROWS), tmK = map(k, T * KV, KV), tmV = map(v, T * KV, KV), tmO = map(o, ROWS, 64);
+    auto tmA = map(a, ROWS, ROWS), tmK = map(k, T * KV - 10 * ragged, KV), tmV = map(v, T * KV - 10 * ragged, KV);
+    auto tmO = map(o, ROWS - 5 * ragged, 64);
     auto kernel = bf16 ? probe<true> : probe<false>;
     kvshim::launch(kernel, dim3{1, 1, 1}, dim3{384, 1, 1}, schedule, tmA, tmK, tmV, tmO);
     std::fwrite(o.data(), 2, o.size(), stdout);

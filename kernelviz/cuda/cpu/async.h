@@ -93,7 +93,7 @@ inline void reset_async(int threads) {
 // A copy that lands later: when no thread can run (or at a random point, with async_seed).
 inline void issue_async(std::function<void()> land) {
     async_state.inflight.push_back(std::move(land));
-    progress++;
+    changed();
 }
 
 inline bool async_step(bool random) {
@@ -107,7 +107,7 @@ inline bool async_step(bool random) {
     auto land = std::move(s.inflight[k]);
     s.inflight.erase(s.inflight.begin() + long(k));
     land();
-    progress++;
+    changed();
     return true;
 }
 
@@ -159,7 +159,7 @@ inline void mbar_init(uint64_t* bar, unsigned arrivals) {
     if (at % 8) kvshim::hopper_error("mbar_init: shared offset %u is not 8-byte aligned", at);
     if (arrivals < 1 || arrivals >= (1u << 20)) kvshim::hopper_error("mbar_init: count %u outside 1..2^20-1", arrivals);
     kvshim::async_state.mbarriers[at] = {arrivals, int(arrivals), 0, 0};
-    kvshim::progress++;
+    kvshim::changed();
 }
 
 inline void fence_mbar_init() {}
@@ -169,7 +169,7 @@ inline void mbar_arrive(uint64_t* bar) {
     auto& b = kvshim::mbarrier_at(bar, "mbar_arrive");
     if (--b.pending < 0) kvshim::hopper_error("mbar_arrive: more arrivals than the count %u of its phase", b.count);
     kvshim::settle(b);
-    kvshim::progress++;
+    kvshim::changed();
 }
 
 inline void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
@@ -179,7 +179,7 @@ inline void mbar_arrive_expect_tx(uint64_t* bar, unsigned bytes) {
     if (b.tx >= (1L << 20)) kvshim::hopper_error("mbar_arrive_expect_tx: tx-count above 2^20 - 1");
     if (--b.pending < 0) kvshim::hopper_error("mbar_arrive_expect_tx: more arrivals than the count %u", b.count);
     kvshim::settle(b);
-    kvshim::progress++;
+    kvshim::changed();
 }
 
 // try_wait.parity: the phase of that parity has completed when the current phase's parity differs from it.
@@ -210,7 +210,7 @@ inline std::pair<unsigned, bool> named_arrive(int id, int threads, const char* w
     if (b.count != threads)
         hopper_error("%s(%d, %d): the barrier's other threads arrived with a count of %d", what, id, threads, b.count);
     unsigned generation = b.generation;
-    progress++;
+    changed();
     if (++b.arrived < b.count) return {generation, false};
     b.arrived = 0;
     b.generation++;
@@ -238,7 +238,7 @@ void setmaxnreg_dec() {
     if (R > mine) kvshim::hopper_error("setmaxnreg_dec<%d>: above this thread's %d registers", R, mine);
     kvshim::async_state.regs_free += mine - R;
     mine = R;
-    kvshim::progress++;
+    kvshim::changed();
 }
 
 // Waits until other warps' decreases have freed the registers: the SM's 65536 hold every warp's.

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <barrier>
 #include <chrono>
+#include <condition_variable>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
@@ -80,6 +81,11 @@ inline void block_begin(int threads);
 inline void block_end();
 inline std::recursive_mutex async_lock;
 inline std::atomic<unsigned long> progress{0};  // bumped by every change of the asynchronous units' state
+inline std::condition_variable_any changes;     // notified with it
+inline void changed() {
+    progress++;
+    changes.notify_all();
+}
 
 // What __syncthreads() and a warp's rendezvous do for the block that runs now.
 struct Sync {
@@ -105,26 +111,26 @@ struct Concurrent : Sync {
         bar.arrive_and_drop();
         warps[t / WARP]->arrive_and_drop();
     }
-    // Spin, completing copies in flight now and then; 10 s without any change is a deadlock (exit status 5).
+    // Sleep until the asynchronous units change (or 1 ms), completing a copy in flight when the wait goes on; with no
+    // copy left in flight and nothing changed for 10 s, a deadlock (exit status 5).
     void wait_until(int t, const Ready& ready, const Waits& waits) override {
+        std::unique_lock lock(async_lock);
         auto seen = progress.load();
         auto since = std::chrono::steady_clock::now();
-        for (unsigned spin = 0;; spin++) {
-            {
-                std::lock_guard lock(async_lock);
-                if (ready()) return;
-                if (spin % 64 == 63 && async_step(true)) continue;
-                if (spin % 4096 == 4095 && async_step(false)) continue;
-                if (progress.load() != seen) {
-                    seen = progress.load();
-                    since = std::chrono::steady_clock::now();
-                } else if (std::chrono::steady_clock::now() - since > std::chrono::seconds(10)) {
-                    std::fprintf(stderr, "deadlock: thread %d waits at %s; nothing changed for 10 s\n", t, waits().c_str());
-                    std::fflush(stderr);
-                    std::_Exit(5);
-                }
+        for (;;) {
+            if (ready()) return;
+            if (async_step(true)) continue;
+            if (changes.wait_for(lock, std::chrono::milliseconds(1)) == std::cv_status::no_timeout) continue;
+            if (progress.load() != seen) {
+                seen = progress.load();
+                since = std::chrono::steady_clock::now();
+            } else if (async_step(false)) {
+                continue;
+            } else if (std::chrono::steady_clock::now() - since > std::chrono::seconds(10)) {
+                std::fprintf(stderr, "deadlock: thread %d waits at %s; nothing changed for 10 s\n", t, waits().c_str());
+                std::fflush(stderr);
+                std::_Exit(5);
             }
-            std::this_thread::yield();
         }
     }
 };
@@ -188,17 +194,21 @@ struct Turns : Sync {
             }
             if (!async_step(false)) break;
         }
-        bool stuck = false;
+        std::vector<std::string> waits(n);
         for (int u = 0; u < n; u++)
-            if (state[u] != done) {
-                stuck = true;
-                if (state[u] == at_cond)
-                    std::fprintf(stderr, "deadlock: thread %d waits at %s\n", u, (*waits_on[u])().c_str());
-                else
-                    std::fprintf(stderr, "deadlock: thread %d waits at %s that not every thread of its %s reaches\n", u,
-                                 state[u] == at_block ? "a __syncthreads()" : "a warp collective",
-                                 state[u] == at_block ? "block" : "warp");
+            if (state[u] == at_cond) waits[u] = (*waits_on[u])();
+            else if (state[u] != done)
+                waits[u] = std::string(state[u] == at_block ? "a __syncthreads()" : "a warp collective") +
+                           " that not every thread of its " + (state[u] == at_block ? "block" : "warp") + " reaches";
+        bool stuck = false;
+        for (int u = 0, v; u < n; u = v) {  // one line for each run of threads that wait at the same thing
+            for (v = u + 1; v < n && waits[v] == waits[u]; v++) {
             }
+            if (waits[u].empty()) continue;
+            stuck = true;
+            if (v - u == 1) std::fprintf(stderr, "deadlock: thread %d waits at %s\n", u, waits[u].c_str());
+            else std::fprintf(stderr, "deadlock: threads %d-%d wait at %s\n", u, v - 1, waits[u].c_str());
+        }
         if (stuck) {
             std::fflush(stderr);
             std::_Exit(5);

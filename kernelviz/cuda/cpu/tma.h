@@ -190,5 +190,5 @@ inline void tma_store_flush() { kvshim::tma_store_wait_all("tma_store_flush"); }
 inline void fence_proxy_async() {
     std::lock_guard lock(kvshim::async_lock);
     std::memcpy(kvshim::shared.view.data(), kvshim::shared.base(), kvshim::SMEM_BYTES);
-    kvshim::progress++;
+    kvshim::changed();
 }

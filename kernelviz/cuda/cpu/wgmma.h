@@ -9,6 +9,8 @@
 // load into the operands of a wgmma still in flight is reported (a ring overrun).
 #pragma once
 
+#include <array>
+
 namespace kvshim {
 
 struct WgmmaOp {
@@ -27,7 +29,8 @@ struct WgmmaThread {
 struct Warpgroup {
     int arrived = 0, wait_n = 0;
     unsigned generation = 0;
-    std::deque<std::pair<uint32_t, uint32_t>> reading;  // shared bytes [lo, hi) of each op in flight, in order
+    std::deque<std::array<std::pair<uint32_t, uint32_t>, 2>> reading;  // shared bytes [lo, hi) of A and B of each op in
+                                                                       // flight, in order
     std::string name;
 };
 
@@ -45,8 +48,9 @@ inline void reset_wgmma(int threads) {
 
 inline const char* wgmma_reading(uint32_t lo, uint32_t hi) {
     for (auto& g : wgmma_state.groups)
-        for (auto [a, b] : g.reading)
-            if (a < hi && lo < b) return g.name.c_str();
+        for (auto& spans : g.reading)
+            for (auto [a, b] : spans)
+                if (a < hi && lo < b) return g.name.c_str();
     return nullptr;
 }
 
@@ -68,18 +72,23 @@ inline uint32_t operand_address(const Descriptor& d, int mn, int k, bool mn_majo
     return kv_swizzle(d.start + kv_operand_offset(mn, k, d.lbo, d.sbo, d.width, mn_major), d.width);
 }
 
-// The bytes an op reads, from the lowest to past the highest.
-inline std::pair<uint32_t, uint32_t> op_span(const WgmmaOp& op) {
-    uint32_t lo = ~0u, hi = 0;
-    auto see = [&](uint32_t a) { lo = std::min(lo, a), hi = std::max(hi, a + 2); };
-    Descriptor a = decode(op.desc_a), b = decode(op.desc_b);
-    for (int k = 0; k < 16; k++) {
-        if (!op.from_regs)
-            for (int r = 0; r < 64; r++) see(operand_address(a, r, k, false));
-        for (int c = 0; c < op.n; c++) see(operand_address(b, c, k, op.trans_b));
+// The bytes an op reads from each operand in shared memory, from the lowest to past the highest ({0, 0} for A from
+// registers).
+using Spans = std::array<std::pair<uint32_t, uint32_t>, 2>;
+inline Spans op_spans(const WgmmaOp& op) {
+    Spans spans{};
+    for (int which = op.from_regs ? 1 : 0; which < 2; which++) {
+        uint32_t lo = ~0u, hi = 0;
+        Descriptor d = decode(which ? op.desc_b : op.desc_a);
+        for (int k = 0; k < 16; k++)
+            for (int mn = 0; mn < (which ? op.n : 64); mn++) {
+                uint32_t a = operand_address(d, mn, k, which && op.trans_b);
+                lo = std::min(lo, a), hi = std::max(hi, a + 2);
+            }
+        if (hi > uint32_t(SMEM_BYTES)) hopper_error("wgmma: an operand reads past the end of shared memory (offset %u)", hi);
+        spans[which] = {lo, hi};
     }
-    if (hi > uint32_t(SMEM_BYTES)) hopper_error("wgmma: an operand reads past the end of shared memory (offset %u)", hi);
-    return {lo, hi};
+    return spans;
 }
 
 inline std::pair<int, int> d_element(int thread, int i) {  // (row, col) of accumulator element i of `thread`
@@ -155,10 +164,10 @@ inline void wgmma_issue(float* acc, int n, bool bf16, bool trans_b, uint64_t des
     WgmmaOp op{acc, n, bf16, trans_b, a != nullptr, accumulate, desc_a, desc_b, {}};
     if (a) std::memcpy(op.a, a, sizeof op.a);
     auto& mine = wgmma_state.threads[t];
-    if (t % WARPGROUP == 0) wgmma_state.groups[t / WARPGROUP].reading.push_back(op_span(op));
+    if (t % WARPGROUP == 0) wgmma_state.groups[t / WARPGROUP].reading.push_back(op_spans(op));
     mine.open.push_back(op);
     if (mine.open.size() > 64 || mine.groups.size() > 64) hopper_error("wgmma: more than 64 wgmma or groups in flight");
-    progress++;
+    changed();
 }
 
 }  // namespace kvshim
@@ -193,7 +202,7 @@ void wgmma_wait() {
         if (wg.arrived == 0) wg.wait_n = N;
         if (wg.wait_n != N) hopper_error("wgmma_wait<%d>: other threads of warpgroup %d wait with %d", N, g, wg.wait_n);
         generation = wg.generation;
-        progress++;
+        changed();
         if (++wg.arrived == WARPGROUP) {
             complete_groups(g, N);
             wg.arrived = 0;
