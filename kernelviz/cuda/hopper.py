@@ -71,7 +71,13 @@ def decode_desc(desc):
     """{start, lbo, sbo (bytes), base, width (swizzle bytes)} of a descriptor."""
     raw = {name: (desc >> bit) & ((1 << width) - 1) for name, (bit, width) in DESC_FIELDS.items()}
     width = {mode: w for w, mode in MODE.items()}[raw["mode"]]
-    return {"start": raw["start"] << 4, "lbo": raw["lbo"] << 4, "sbo": raw["sbo"] << 4, "base": raw["base"], "width": width}
+    return {
+        "start": raw["start"] << 4,
+        "lbo": raw["lbo"] << 4,
+        "sbo": raw["sbo"] << 4,
+        "base": raw["base"],
+        "width": width,
+    }
 
 
 def operand_offset(mn, k, lbo, sbo, width, mn_major):
@@ -115,7 +121,7 @@ def header():
         for name, (bit, width) in DESC_FIELDS.items()
     )
     widths = ", ".join(str({m: w for w, m in MODE.items()}[m]) for m in range(4))
-    return f"""// Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzle modes.
+    return f"""// Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzles.
 #pragma once
 
 #include <cstdint>

@@ -80,7 +80,14 @@ def test_each_element_is_held_by_one_thread():
 #   64B:  0x180 = line 3 (bits 7-8 = 11), chunk 0 -> 3: 0x1b0.  32B: 0x80 -> 0x90, 0x100 (bit 7 clear) -> 0x100.
 @pytest.mark.parametrize(
     "address, width, expected",
-    [(0x80, 128, 0x90), (0x3F0, 128, 0x380), (1154, 128, 1170), (0x180, 64, 0x1B0), (0x80, 32, 0x90), (0x100, 32, 0x100)],
+    [
+        (0x80, 128, 0x90),
+        (0x3F0, 128, 0x380),
+        (1154, 128, 1170),
+        (0x180, 64, 0x1B0),
+        (0x80, 32, 0x90),
+        (0x100, 32, 0x100),
+    ],
 )
 def test_the_swizzle_is_the_isa_pattern(address, width, expected):
     assert hopper.swizzle(address, width) == expected
@@ -152,7 +159,9 @@ def test_a_k_major_128b_tile_is_what_tma_wrote():
 
 
 def test_the_header_holds_the_layouts():
-    assert hopper.HEADER.read_text() == hopper.header(), "cpu/hopper_layouts.h is stale: python -m kernelviz.cuda.hopper"
+    assert hopper.HEADER.read_text() == hopper.header(), (
+        "cpu/hopper_layouts.h is stale: python -m kernelviz.cuda.hopper"
+    )
 
 
 PROBE = """
