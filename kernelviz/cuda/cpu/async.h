@@ -41,6 +41,7 @@ inline std::string format(const char* format, ...) {
 // TMA or wgmma reads it was written by a thread with no fence since.
 struct Shared {
     std::vector<uint8_t> raw = std::vector<uint8_t>(SMEM_BYTES + 1024), view = std::vector<uint8_t>(SMEM_BYTES);
+    bool poisoned = false;
     uint8_t* base() { return raw.data() + (1024 - reinterpret_cast<uintptr_t>(raw.data()) % 1024) % 1024; }
 };
 inline Shared shared;
@@ -85,9 +86,19 @@ inline void reset_async(int threads) {
     s.regs.assign(threads, launch_regs);
     s.regs_free = 65536L - long(threads) * launch_regs;
     s.random.seed(async_seed * 7919u + blocks++);
+    shared.poisoned = false;  // filled when the block first asks for it: kernels without Hopper's units never do
+}
+
+// The block's dynamic shared memory, filled with 0x7fad (NaN in fp16 and bf16) when the block first asks for it.
+inline uint8_t* dynamic_smem() {
+    std::lock_guard lock(async_lock);
     uint8_t* smem = shared.base();
-    for (int k = 0; k < SMEM_BYTES; k += 2) smem[k] = 0xad, smem[k + 1] = 0x7f;  // 0x7fad: NaN in fp16 and bf16
-    std::memcpy(shared.view.data(), smem, SMEM_BYTES);
+    if (!shared.poisoned) {
+        for (int k = 0; k < SMEM_BYTES; k += 2) smem[k] = 0xad, smem[k + 1] = 0x7f;
+        std::memcpy(shared.view.data(), smem, SMEM_BYTES);
+        shared.poisoned = true;
+    }
+    return smem;
 }
 
 // A copy that lands later: when no thread can run (or at a random point, with async_seed).

@@ -123,8 +123,6 @@ using CUtensorMap = kvshim::TensorMap;
 
 namespace kvshim {
 
-inline uint8_t* dynamic_smem() { return shared.base(); }
-
 inline void block_begin(int threads) {
     reset_async(threads);
     reset_tma(threads);
