@@ -4,8 +4,9 @@ wgmma and TMA (cpu/hopper.h) read them from cpu/hopper_layouts.h, which `header(
 kernelviz.cuda.hopper` writes it; a test holds the checked-in copy equal to it and the C++ functions equal to these);
 the tests check them against the PTX ISA's formulas worked by hand; a page's pictures can draw them (stdlib only).
 
-Fragments (PTX ISA 9.7.15.5, wgmma .m64nNk16): a warpgroup is 128 threads, warps 0..3; warp w holds rows
-16w..16w+15, with groupID = lane >> 2 and threadID_in_group = lane % 4 inside its warp, as mma.m16n8k16 does:
+Fragments (PTX ISA 9.7.15.5.1.1.1, "Matrix Fragments for wgmma.mma_async.m64nNk16"): a warpgroup is 128 threads,
+warps 0..3; warp w holds rows 16w..16w+15, with groupID = lane >> 2 and threadID_in_group = lane % 4 inside its warp,
+as mma.m16n8k16 does:
 
 - D (64×N, f32), d_0..d_{N/2-1}: row = 16w + groupID + 8·((i >> 1) & 1), col = 8·(i >> 2) + 2·threadID_in_group +
   (i & 1): the m16n8 accumulator repeated N/8 times along the columns.
@@ -108,6 +109,12 @@ def owners(rows=64, cols=16, layout=wgmma_d):
             r, c = layout(thread, i)
             grid[r][c] = (thread, i)
     return grid
+
+
+def chunks(width, lines=8):
+    """The picture of a swizzle: [line][physical 16-byte chunk] = the logical chunk that lands there, for `lines`
+    128-byte lines from a 1024-aligned address (a swizzle is its own inverse, so the same map read either way)."""
+    return [[swizzle(128 * line + 16 * c, width) % 128 // 16 for c in range(8)] for line in range(lines)]
 
 
 def header():

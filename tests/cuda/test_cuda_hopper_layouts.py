@@ -108,6 +108,15 @@ def test_a_swizzle_only_moves_bytes_within_their_line():
             assert hopper.swizzle(hopper.swizzle(address, width), width) == address
 
 
+def test_the_swizzle_picture():
+    """128B: line r XORs its chunk index with r (line 3: 3 2 1 0 7 6 5 4); 64B with r % 4; 32B with r % 2."""
+    assert hopper.chunks(128)[3] == [3, 2, 1, 0, 7, 6, 5, 4]
+    assert hopper.chunks(64)[6] == [2, 3, 0, 1, 6, 7, 4, 5]  # 6 % 4 = 2
+    assert hopper.chunks(32)[5] == [1, 0, 3, 2, 5, 4, 7, 6]  # 5 % 2 = 1
+    assert hopper.chunks(0)[7] == list(range(8))
+    assert all(sorted(line) == list(range(8)) for w in hopper.SWIZZLES for line in hopper.chunks(w, 16))
+
+
 def test_the_descriptor_fields():
     # start 1024 -> 64 in bits 0-13 (0x40); LBO 16 -> 1 << 16; SBO 1024 -> 64 << 32; 128B -> mode 1 << 62.
     desc = hopper.encode_desc(1024, 16, 1024, 128)

@@ -57,7 +57,7 @@ BUGS = {
         "named_bar_sync(theirs, 256);",
         ("exit", 5, "wait at named_bar_sync(2, 256) (128 of 256 threads arrived)"),
     ),
-    "registers beyond the SM's": (
+    "more registers than the producer released": (
         "setmaxnreg_inc<232>();",
         "setmaxnreg_inc<256>();",
         ("exit", 5, "wait at setmaxnreg_inc<256>"),

@@ -71,7 +71,7 @@ struct AsyncState {
     std::map<uint32_t, Mbarrier> mbarriers;      // by shared-memory offset
     NamedBarrier named[16];
     std::vector<int> regs;  // setmaxnreg: registers per thread
-    long regs_free = 0;     // of the SM's 65536
+    long regs_free = 0;     // the CTA's pool of registers released and not yet taken
     std::mt19937 random;
 };
 inline AsyncState async_state;
@@ -84,7 +84,7 @@ inline void reset_async(int threads) {
     s.mbarriers.clear();
     for (auto& b : s.named) b = {};
     s.regs.assign(threads, launch_regs);
-    s.regs_free = 65536L - long(threads) * launch_regs;
+    s.regs_free = 0;  // the CTA's pool: what setmaxnreg_dec released
     s.random.seed(async_seed * 7919u + blocks++);
     shared.poisoned = false;  // filled when the block first asks for it: kernels without Hopper's units never do
 }
@@ -236,15 +236,30 @@ inline void named_bar_sync(int id, int threads) {
     auto& b = kvshim::async_state.named[id];
     kvshim::sync_now->wait_until(
         kvshim::thread_rank, [&] { return b.generation != generation; },
-        [&] { return kvshim::format("named_bar_sync(%d, %d) (%d of %d threads arrived)", id, threads, b.arrived, b.count); });
+        [&] {
+            return kvshim::format("named_bar_sync(%d, %d) (%d of %d threads arrived)", id, threads, b.arrived, b.count);
+        });
 }
 
 inline void named_bar_arrive(int id, int threads) { kvshim::named_arrive(id, threads, "named_bar_arrive"); }
 
+namespace kvshim {
+
+inline void check_launch_regs(const char* what) {
+    if (long(async_state.threads) * launch_regs > 65536)
+        hopper_error("%s: %d threads of %d registers exceed the SM's 65536 (kvshim::launch_regs)", what,
+                     async_state.threads, launch_regs);
+}
+
+}  // namespace kvshim
+
+// setmaxnreg (PTX ISA, "setmaxnreg"): registers move between a warp and its CTA's pool, which holds only what
+// decreases released; an increase blocks until the pool has enough.
 template <int R>
 void setmaxnreg_dec() {
     static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24 <= R <= 256, a multiple of 8");
     std::lock_guard lock(kvshim::async_lock);
+    kvshim::check_launch_regs("setmaxnreg_dec");
     int& mine = kvshim::async_state.regs[kvshim::thread_rank];
     if (R > mine) kvshim::hopper_error("setmaxnreg_dec<%d>: above this thread's %d registers", R, mine);
     kvshim::async_state.regs_free += mine - R;
@@ -252,7 +267,6 @@ void setmaxnreg_dec() {
     kvshim::changed();
 }
 
-// Waits until other warps' decreases have freed the registers: the SM's 65536 hold every warp's.
 template <int R>
 void setmaxnreg_inc() {
     static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24 <= R <= 256, a multiple of 8");
@@ -260,6 +274,7 @@ void setmaxnreg_inc() {
     int t = kvshim::thread_rank;
     {
         std::lock_guard lock(kvshim::async_lock);
+        kvshim::check_launch_regs("setmaxnreg_inc");
         if (R < s.regs[t]) kvshim::hopper_error("setmaxnreg_inc<%d>: below this thread's %d registers", R, s.regs[t]);
     }
     kvshim::sync_now->wait_until(
@@ -271,7 +286,7 @@ void setmaxnreg_inc() {
             return true;
         },
         [&] {
-            return kvshim::format("setmaxnreg_inc<%d> (it holds %d registers; %ld of the SM's 65536 are free)", R,
-                                  s.regs[t], s.regs_free);
+            return kvshim::format("setmaxnreg_inc<%d> (it holds %d registers; the CTA's pool holds %ld)", R, s.regs[t],
+                                  s.regs_free);
         });
 }

@@ -9,7 +9,7 @@
 // filled with a NaN pattern (0x7fad in every 16-bit half) at each block's start).
 //   uint32_t smem_addr(const void* p)          offset of p in the CTA's shared window (cvta.to.shared)
 //
-// mbarriers (PTX ISA 9.7.13.15): a uint64_t in shared memory, 8-byte aligned. A phase completes when its pending
+// mbarriers (PTX ISA, "mbarrier"): a uint64_t in shared memory, 8-byte aligned. A phase completes when its pending
 // arrival count reaches zero and its tx-count is zero; then the next phase starts with the count from init.
 //   void mbar_init(uint64_t* bar, unsigned arrivals)   mbarrier.init.shared::cta.b64 (one thread)
 //   void fence_mbar_init()                             fence.mbarrier_init.release.cluster
@@ -20,7 +20,7 @@
 //                                                      parity has completed (returns at once when the current
 //                                                      phase's parity differs from `parity`)
 //
-// TMA (cp.async.bulk.tensor, PTX ISA 9.7.9.25). A tensor map is made on the host and passed by value to the kernel
+// TMA (PTX ISA, "cp.async.bulk.tensor"). A tensor map is made on the host and passed by value to the kernel
 // as `const __grid_constant__ CUtensorMap name`; under KVSHIM CUtensorMap is kvshim::TensorMap (below), with the same
 // field meanings as cuTensorMapEncodeTiled's: global address, element bytes, rank 1..5, dims (innermost first),
 // byte strides of dims 1.., box (elements per dim), swizzle (0, 32, 64 or 128 bytes), out-of-bounds elements
@@ -42,7 +42,8 @@
 //   The CPU reports (exit status 6) a TMA store or a wgmma that reads shared memory threads wrote with plain stores
 //   and no fence_proxy_async() since.
 //
-// wgmma (PTX ISA 9.7.15), for a warpgroup: threads 128g..128g+127, all 128 call each of these together.
+// wgmma (PTX ISA 9.7.15, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"), for a warpgroup: threads
+// 128g..128g+127, all 128 call each of these together.
 //   uint64_t make_smem_desc(uint32_t smem_offset, unsigned lbo, unsigned sbo, int swizzle)
 //        the shared-memory matrix descriptor: start address (offset >> 4) in bits 0-13, leading-dimension byte
 //        offset (lbo >> 4) in 16-29, stride-dimension byte offset (sbo >> 4) in 32-45, base offset 0, swizzle
@@ -64,14 +65,16 @@
 //   On the CPU the products land in acc only at the wgmma_wait that covers their group: acc read earlier holds the
 //   old values, as on a GPU. Shared memory is read at that wait too (the latest a GPU may read it).
 //
-// Named barriers (bar.sync / bar.arrive, PTX ISA 9.7.13.1): ids 1..15 (0 is __syncthreads()); `threads` a multiple
-// of 32; the barrier completes once `threads` threads have arrived.
+// Named barriers (PTX ISA, "bar, barrier": bar.sync / bar.arrive): ids 1..15 (0 is __syncthreads()); `threads` a
+// multiple of 32; the barrier completes once `threads` threads have arrived.
 //   void named_bar_sync(int id, int threads)           arrive and wait
 //   void named_bar_arrive(int id, int threads)         arrive, do not wait
 //
-// Registers (setmaxnreg, PTX ISA 9.7.17.x): all 128 threads of a warpgroup call it together. The CPU accounts the
-// registers of every warp of the block (launch: kvshim::launch_regs per thread, 168 unless set) within the SM's
-// 65536; an increase waits until other warpgroups' decreases have freed enough, a deadlock if they never do.
+// Registers (setmaxnreg, PTX ISA "setmaxnreg"): all 128 threads of a warpgroup call it together. A warp's registers
+// move to and from its CTA's pool, which starts empty (launch: kvshim::launch_regs per thread, 168 unless set, within
+// the SM's 65536): an increase waits until other warpgroups' decreases have released enough, a deadlock if they never
+// do (FA3's 3 warpgroups at 168: the producer's drop to 24 frees 128 · 144 = 18432, the consumers' rise to 240 takes
+// 256 · 72 = 18432).
 //   template <int R> void setmaxnreg_inc()              setmaxnreg.inc.sync.aligned.u32 R (24 <= R <= 256, R % 8 == 0)
 //   template <int R> void setmaxnreg_dec()              setmaxnreg.dec.sync.aligned.u32 R
 //
@@ -110,7 +113,8 @@ struct TensorMap {
 
 inline int launch_regs = 168;  // registers per thread at launch (setmaxnreg accounting)
 // 0: copies complete as late as possible; else at random points from this seed (environment KVSHIM_ASYNC_SEED)
-inline unsigned async_seed = std::getenv("KVSHIM_ASYNC_SEED") ? unsigned(std::atoi(std::getenv("KVSHIM_ASYNC_SEED"))) : 0;
+inline const char* const async_seed_text = std::getenv("KVSHIM_ASYNC_SEED");
+inline unsigned async_seed = async_seed_text ? unsigned(std::atoi(async_seed_text)) : 0;
 
 }  // namespace kvshim
 

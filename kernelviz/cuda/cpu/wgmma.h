@@ -43,7 +43,8 @@ inline WgmmaState wgmma_state;
 inline void reset_wgmma(int threads) {
     wgmma_state.threads.assign(threads, {});
     wgmma_state.groups.assign((threads + WARPGROUP - 1) / WARPGROUP, {});
-    for (size_t g = 0; g < wgmma_state.groups.size(); g++) wgmma_state.groups[g].name = "a wgmma of warpgroup " + std::to_string(g);
+    for (size_t g = 0; g < wgmma_state.groups.size(); g++)
+        wgmma_state.groups[g].name = "a wgmma of warpgroup " + std::to_string(g);
 }
 
 inline const char* wgmma_reading(uint32_t lo, uint32_t hi) {
@@ -62,7 +63,8 @@ struct Descriptor {
 inline Descriptor decode(uint64_t desc) {
     auto field = [&](int bit, int width) { return uint32_t((desc >> bit) & ((1ull << width) - 1)); };
     if (field(KV_DESC_BASE_BIT, KV_DESC_BASE_WIDTH))
-        hopper_error("wgmma: descriptor 0x%016llx has a base offset; only 0 is supported here", (unsigned long long)desc);
+        hopper_error("wgmma: descriptor 0x%016llx has a base offset; only 0 is supported here",
+                     (unsigned long long)desc);
     return {field(KV_DESC_START_BIT, KV_DESC_START_WIDTH) << 4, field(KV_DESC_LBO_BIT, KV_DESC_LBO_WIDTH) << 4,
             field(KV_DESC_SBO_BIT, KV_DESC_SBO_WIDTH) << 4,
             KV_DESC_MODE_WIDTH_BYTES[field(KV_DESC_MODE_BIT, KV_DESC_MODE_WIDTH)]};
@@ -85,7 +87,8 @@ inline Spans op_spans(const WgmmaOp& op) {
                 uint32_t a = operand_address(d, mn, k, which && op.trans_b);
                 lo = std::min(lo, a), hi = std::max(hi, a + 2);
             }
-        if (hi > uint32_t(SMEM_BYTES)) hopper_error("wgmma: an operand reads past the end of shared memory (offset %u)", hi);
+        if (hi > uint32_t(SMEM_BYTES))
+            hopper_error("wgmma: an operand reads past the end of shared memory (offset %u)", hi);
         spans[which] = {lo, hi};
     }
     return spans;
@@ -111,7 +114,8 @@ inline void run_op(int g, size_t j) {
         auto& op = wgmma_state.threads[u].groups.front()[j];
         if (op.n != lead.n || op.bf16 != lead.bf16 || op.trans_b != lead.trans_b || op.from_regs != lead.from_regs ||
             op.accumulate != lead.accumulate || op.desc_b != lead.desc_b || (!op.from_regs && op.desc_a != lead.desc_a))
-            hopper_error("wgmma: threads %d and %d of warpgroup %d issued different wgmma (shape, types or descriptors)",
+            hopper_error("wgmma: threads %d and %d of warpgroup %d issued different wgmma (shape, types or "
+                         "descriptors)",
                          g * WARPGROUP, u, g);
     }
     static thread_local float A[64][16], B[16][256];
@@ -125,7 +129,8 @@ inline void run_op(int g, size_t j) {
         for (int u = 0; u < WARPGROUP; u++)
             for (int i = 0; i < 8; i++) {
                 auto [r, k] = d_element(u, i);
-                A[r][k] = half_to_float(half_of(wgmma_state.threads[g * WARPGROUP + u].groups.front()[j].a[i / 2], i), lead.bf16);
+                const uint32_t* a = wgmma_state.threads[g * WARPGROUP + u].groups.front()[j].a;
+                A[r][k] = half_to_float(half_of(a[i / 2], i), lead.bf16);
             }
     for (int u = 0; u < WARPGROUP; u++) {
         auto& op = wgmma_state.threads[g * WARPGROUP + u].groups.front()[j];
@@ -145,8 +150,8 @@ inline void complete_groups(int g, int keep) {
         for (int u = g * WARPGROUP; u < (g + 1) * WARPGROUP; u++) {
             auto& mine = wgmma_state.threads[u].groups;
             if (mine.size() != lead.groups.size() || mine.front().size() != lead.groups.front().size())
-                hopper_error("wgmma_wait: threads %d and %d of warpgroup %d issued or committed different wgmma", g * WARPGROUP,
-                             u, g);
+                hopper_error("wgmma_wait: threads %d and %d of warpgroup %d issued or committed different wgmma",
+                             g * WARPGROUP, u, g);
         }
         size_t ops = lead.groups.front().size();
         for (size_t j = 0; j < ops; j++) run_op(g, j);
