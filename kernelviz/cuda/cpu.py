@@ -17,7 +17,6 @@ from pathlib import Path
 import numpy as np
 
 from . import cache, half, kernels, nvrtc
-from .tensor_map import TensorMap
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
@@ -65,8 +64,7 @@ def build(kernel, names, source=None):
 
 def command_line(kernel, launches, arguments, buffers, schedule, threads):
     """cpu/harness.cpp's argv after the program: `buffers` [(name, C element type, elements, is output)],
-    `launches` (kernels.plan's) with their `arguments` (kernels.arguments': names of `buffers`, scalars and
-    tensor_map.TensorMap views of buffers), and
+    `launches` (kernels.plan's) with their `arguments` (kernels.arguments': names of `buffers` and scalars), and
     the output the kernel's record watches in its launch."""
     index = {name: i for i, (name, *_) in enumerate(buffers)}
     argv = [schedule, threads, len(buffers)]
@@ -79,9 +77,7 @@ def command_line(kernel, launches, arguments, buffers, schedule, threads):
         watched = index[watch[1]] if watch and watch[0] == at else -1
         argv += [launch.name, *grid, watched, len(args)]
         for a in args:
-            if isinstance(a, TensorMap):
-                argv.append(a.argv(index[a.buffer]))
-            elif isinstance(a, str):
+            if isinstance(a, str):
                 argv.append(f"b{index[a]}")
             elif isinstance(a, np.floating):
                 argv.append(f"f{float(a)!r}")

@@ -7,9 +7,7 @@
 // argv: schedule threads, then the buffers: their count, and for each its name, element type (f: float, h: 16-bit
 // fp16/bf16 bits, i: int), elements and role (i: input, o: output); then the launches: their count, and for each its
 // template instance, grid x y z, the buffer to watch during it (-1: none; see below), and its arguments: their count
-// and each as bK (buffer K), iV (int V), fV (float V) or tK:D0,D1,..:B0,B1,..:S (a TMA tensor map of buffer K: a
-// contiguous tensor of dims D0, D1, .. innermost first, box B0, B1, .., swizzle S bytes; cpu/hopper.h), in the order
-// of its __global__ signature.
+// and each as bK (buffer K), iV (int V) or fV (float V), in the order of its __global__ signature.
 // stdin: the inputs' bytes, in order; stdout: the outputs' bytes, in order.
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
@@ -82,21 +80,17 @@ struct Buffer {
     void write() { std::fwrite(ptr(), size(), n, stdout); }
 };
 
-// One argument of a launch: a buffer, an int or float scalar, or a tensor map of a buffer.
+// One argument of a launch: a buffer, or an int or float scalar.
 struct Value {
-    char kind;  // 'b', 'i', 'f' or 't'
+    char kind;  // 'b', 'i' or 'f'
     Buffer* buffer = nullptr;
     int i = 0;
     float f = 0;
-    CUtensorMap map{};
 
     template <typename T>
     T as(const std::string& launch, size_t at) const {
         auto wrong = [&](const char* wants) {
-            std::string given = kind == 'i'   ? "an int"
-                                : kind == 'f' ? "a float"
-                                : kind == 't' ? "a tensor map of buffer " + buffer->name
-                                              : "buffer " + buffer->name;
+            std::string given = kind == 'i' ? "an int" : kind == 'f' ? "a float" : "buffer " + buffer->name;
             return std::runtime_error(launch + ": argument " + std::to_string(at) + " is " + wants +
                                       ", not what the host passed (" + given + ")");
         };
@@ -105,14 +99,11 @@ struct Value {
             char want = std::is_same_v<E, float> ? 'f' : std::is_same_v<E, int> ? 'i' : sizeof(E) == 2 ? 'h' : '?';
             if (kind != 'b' || buffer->type != want) throw wrong("a pointer to another element type");
             return static_cast<T>(buffer->ptr());
-        } else if constexpr (std::is_same_v<T, CUtensorMap>) {
-            if (kind != 't') throw wrong("a tensor map");
-            return map;
         } else if constexpr (std::is_same_v<T, float>) {
             if (kind != 'f') throw wrong("a float");
             return f;
         } else {
-            static_assert(std::is_same_v<T, int>, "kernel arguments are pointers, ints, floats and tensor maps");
+            static_assert(std::is_same_v<T, int>, "kernel arguments are pointers, ints and floats");
             if (kind != 'i') throw wrong("an int");
             return i;
         }
@@ -148,35 +139,6 @@ struct Entry {
 #define E(...) {#__VA_ARGS__, [](const Call& c) { run(__VA_ARGS__, c); }},
 const Entry ENTRIES[] = {KV_ENTRIES};
 #undef E
-
-// A tensor map argument, "K:D0,D1,..:B0,B1,..:S" (after the 't'), of one of `buffers`.
-CUtensorMap tensor_map(const std::string& text, std::vector<Buffer>& buffers, Buffer*& viewed) {
-    std::vector<std::string> parts;
-    for (size_t at = 0, next; at <= text.size(); at = next + 1) {
-        next = std::min(text.find(':', at), text.size());
-        parts.push_back(text.substr(at, next - at));
-    }
-    auto numbers = [](const std::string& list) {
-        std::vector<uint64_t> out;
-        for (size_t at = 0, next; at <= list.size(); at = next + 1) {
-            next = std::min(list.find(',', at), list.size());
-            out.push_back(std::stoull(list.substr(at, next - at)));
-        }
-        return out;
-    };
-    if (parts.size() != 4) throw std::runtime_error("bad tensor map argument t" + text);
-    viewed = &buffers.at(std::stoul(parts[0]));
-    auto dims = numbers(parts[1]), box64 = numbers(parts[2]);
-    if (dims.size() != box64.size()) throw std::runtime_error("tensor map t" + text + ": dims and box differ in rank");
-    uint64_t elements = 1;
-    for (auto d : dims) elements *= d;
-    if (elements > viewed->n)
-        throw std::runtime_error("tensor map t" + text + " spans " + std::to_string(elements) + " elements of " +
-                                 viewed->name + ", which holds " + std::to_string(viewed->n));
-    std::vector<uint32_t> box(box64.begin(), box64.end());
-    return kvshim::make_tensor_map(viewed->ptr(), int(viewed->size()), int(dims.size()), dims.data(), box.data(),
-                                   std::stoi(parts[3]));
-}
 
 // Reads argv in order.
 struct Words {
@@ -223,7 +185,6 @@ int main(int argc, char** argv) {
                 if (v.kind == 'b') v.buffer = &buffers.at(std::stoul(a.substr(1)));
                 else if (v.kind == 'i') v.i = std::stoi(a.substr(1));
                 else if (v.kind == 'f') v.f = std::strtof(a.c_str() + 1, nullptr);
-                else if (v.kind == 't') v.map = tensor_map(a.substr(1), buffers, v.buffer);
                 else throw std::runtime_error("bad argument " + a);
                 c.args.push_back(v);
             }
