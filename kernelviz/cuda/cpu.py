@@ -43,7 +43,7 @@ def build(kernel, names, source=None):
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     entries = " ".join(f"E({name})" for name in sorted(set(names)))
-    headers = [path.read_text() for path in sorted(HERE.iterdir()) if path.suffix in (".h", ".cpp")]
+    headers = [(HERE / name).read_text() for name in sorted(p.name for p in HERE.glob("*.[hc]*"))]
     digest = cache.key(kernel, source, entries, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
