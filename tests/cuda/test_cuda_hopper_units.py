@@ -47,6 +47,11 @@ BUGS = {
         "",
         ("exit", 6, "tma_store reads shared memory at offset 49152 that threads wrote with plain stores"),
     ),
+    "a plain store that wgmma reads, no fence": (
+        "mbar_wait(&full[s], phase);  // K_j and V_j landed",
+        "mbar_wait(&full[s], phase); if (tid == 7) sK[s * TILE_BYTES + 2 * tid] += 1;",
+        ("exit", 6, "wgmma reads shared memory at offset 16398 that threads wrote with plain stores"),
+    ),
     "wrong swizzle in a descriptor": (
         "smem_addr(sK + s * TILE_BYTES + kk * 32), 16, 1024, 128)",
         "smem_addr(sK + s * TILE_BYTES + kk * 32), 16, 1024, 64)",
