@@ -121,7 +121,7 @@ inline unsigned async_seed = async_seed_text ? unsigned(std::atoi(async_seed_tex
 using CUtensorMap = kvshim::TensorMap;
 
 #include "hopper_layouts.h"
-#include "async.h"
+#include "hopper_async.h"
 #include "tma.h"
 #include "wgmma.h"
 
@@ -141,7 +141,7 @@ inline void block_end() {
 
 }  // namespace kvshim
 
-#if 0  // the API, as declared above (the definitions are in async.h, tma.h and wgmma.h)
+#if 0  // the API, as declared above (the definitions are in hopper_async.h, tma.h and wgmma.h)
 uint32_t smem_addr(const void* p);
 void mbar_init(uint64_t* bar, unsigned arrivals);
 void fence_mbar_init();
