@@ -6,6 +6,7 @@ table (roofline.cli.table) at N = 4096; without JavaScript the section and its p
 import pytest
 from figure_page import SIZE_FORM, open_figure, parse, ragged, wait_applied
 
+from kernelviz.roofline import GPUS
 from tests.roofline.roofline_pages import READ, SLUGS, algorithms, check, closed_form, expected
 
 SHOWN = f"() => ({READ})(document)"
@@ -89,8 +90,8 @@ def test_without_javascript_the_section_and_its_plot_are_there(browser, site_url
     assert plot.is_visible()
     box = plot.bounding_box()
     assert 300 <= box["width"] <= 390 and box["height"] > 150  # fits a phone's width, scaled down from the build's
-    assert page.locator("svg.kv-roof-plot g.kv-roof").count() == 3
-    assert page.locator("svg.kv-roof-plot g.kv-roof-point").count() == 9  # fa2, fa1, standard on three GPUs
+    assert page.locator("svg.kv-roof-plot g.kv-roof").count() == len(GPUS)  # a100, h100, h200, b200
+    assert page.locator("svg.kv-roof-plot g.kv-roof-point").count() == 3 * len(GPUS)  # fa2, fa1, standard on each
     assert page.locator(".kv-roof-table tbody tr").count() == 3
     context.close()
 
