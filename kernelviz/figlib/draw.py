@@ -16,7 +16,7 @@ import json
 
 from kernelviz import pie
 
-from . import layout
+from . import layout, timeline
 from .memory import look
 
 ROLES = ("frame", "before", "after", "ring", "caption")
@@ -140,7 +140,7 @@ def row_ticks(fig):
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
-    step, (grid, caption_at, counters_at, ticks, owners) = fig.steps[k], frame
+    step, (grid, caption_at, counters_at, ticks, owners, time_frame) = fig.steps[k], frame
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
@@ -156,6 +156,9 @@ def items(fig, frame, k, phases=("start", "move", "end")):
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
         slots = [roles[role] for role in ROLES for roles in per_slot]
         out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, *counters] + ticks + names
+    if fig.time is not None:  # the bars, the same in every phase of the step
+        bars = timeline.items(fig.time, time_frame, k, item)
+        out = {phase: drawn + bars for phase, drawn in out.items()}
     return out
 
 
@@ -185,7 +188,12 @@ def _place(fig, grow):
     owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
-    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners)
+    time_frame = None
+    if fig.time is not None:  # under the caption (two lines of it), as wide as the memory picture
+        right = max([s.left + s.w for s in fig.slots if s.w] + [4])
+        time_texts, time_frame, _ = timeline.place(fig.time, left, right, end - 1.5)
+        texts += time_texts
+    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
 
 
 def diff(a, b):
