@@ -79,8 +79,8 @@ def test_no_python_file_of_kernelviz_is_over_400_lines():
 
 
 def piped(q, k, v, *, depth=2, **options):
-    """A new algorithm no code of kernelviz names: FA2 (its traffic exactly) with an option of its own (no other record's:
-    fa2-pipe owns stages)."""
+    """A new algorithm no code of kernelviz names: FA2 (its traffic exactly) with an option of its own (no other
+    record's: fa2-pipe owns stages)."""
     result = flash_attention_2(q, k, v, **options)
     result.algorithm, result.params = "piped", {**result.params, "depth": depth}
     return result
