@@ -171,7 +171,8 @@ def place(fig):
     for _ in range(3):
         texts, frame = laid
         xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
-        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - frame[1][1]))  # (from the word HBM to the caption)
+        bottom = frame[1][1] if frame[5] is None else frame[5][3]  # the caption, or the timeline under it
+        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - bottom))  # (from the word HBM to the bottom)
         if more == grow:
             break
         grow, laid = more, _place(fig, more)
@@ -189,9 +190,9 @@ def _place(fig, grow):
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
     time_frame = None
-    if fig.time is not None:  # under the caption (two lines of it), as wide as the memory picture
+    if fig.time is not None:  # under the caption (two lines of it, as tall as a phone draws them), as wide as HBM
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
-        time_texts, time_frame, _ = timeline.place(fig.time, left, right, end - 1.5)
+        time_texts, time_frame = timeline.place(fig.time, left, right, end - 1.1 - 0.45 * grow, grow)
         texts += time_texts
     return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
 
