@@ -33,11 +33,11 @@ def block(Br, Bc, d, tiles, stages, rates):
 
 
 def per_tile(Br, Bc, d, tiles, stages, gpu):
-    """{"tile_ns": the block's time over its tiles, "block_us", "tensor_busy": the tensor cores' share of it} on
-    `gpu` (a key of gpus.json or an index of figlib.rates.GPUS)."""
+    """{"tile_us": the block's time over its tiles, "block_us", "tensor_busy": the percent of it the tensor cores
+    work} on `gpu` (a key of gpus.json or an index of figlib.rates.GPUS)."""
     tl = block(Br, Bc, d, tiles, stages, unit_rates(gpu)[0])
     span = tl.makespan
-    return {"tile_ns": span / tiles * 1e9, "block_us": span * 1e6, "tensor_busy": tl.busy("tensor cores") / span}
+    return {"tile_us": span / tiles * 1e6, "block_us": span * 1e6, "tensor_busy": 100 * tl.busy("tensor cores") / span}
 
 
 def numbers(Br, Bc, d, tiles, stages):

@@ -24,7 +24,7 @@ PLAY_EVERY_STEP = """async () => {
       const r = t.parentNode.querySelector('rect');
       return [t.dataset.kv.slice(9), Number(r.getAttribute('x')), Number(r.getAttribute('width')),
               /ink/.test(r.getAttribute('stroke') || r.style.stroke || ''),
-              (r.getAttribute('fill') || 'none') !== 'none'];
+              (r.style.fill || r.getAttribute('fill') || 'none') !== 'none'];
     });
     shown.push({ key: steps[k].key, hbm: text('hbm-bytes'), sram: text('smem-bytes'), bars });
   }
