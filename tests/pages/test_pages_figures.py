@@ -23,9 +23,9 @@ def step_count(slug, s):
         return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N_kv"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
     if slug == "flash-attention-2-tensor-cores":  # zoom, load Q, ldmatrix Q, 4 a tile, write
         return 1 + cdiv(s["N"], s["Br"]) * (3 + 4 * cdiv(s["N_kv"], s["Bc"]) + 1)
-    if slug == "flash-attention-2-pipelined":  # zoom, load Q, 3 a tile, an issue for each tile past the prologue, write
+    if slug == "flash-attention-2-pipelined":  # zoom, load Q, ldmatrix Q, 3 a tile, an issue a tile past the prologue
         tc = cdiv(s["N_kv"], s["Bc"])
-        return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * tc + max(0, tc - s["stages"] + 1) + 1)
+        return 1 + cdiv(s["N"], s["Br"]) * (3 + 3 * tc + max(0, tc - s["stages"] + 1) + 1)
     if slug == "flash-attention-1":
         return 2 + cdiv(s["N_kv"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
