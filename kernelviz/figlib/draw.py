@@ -170,14 +170,17 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 def place(fig):
     """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
-    the rows' ticks, the owners' names [(text, x, y, size, owner)]). First as at the pages' unit, then again with the
+    the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the pages' unit, then again with the
     names that would meet on a phone staggered (``layout.growth`` of the extent laid out last, which the staggered
     lines make taller: until the growth settles, three rounds at most)."""
     grow, laid = 1.0, _place(fig, 1.0)
     for _ in range(3):
         texts, frame = laid
         xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
-        bottom = frame[1][1] if frame[5] is None else frame[5][3]  # the caption, or the timeline under it
+        bottom = frame[1][1]  # the caption
+        if frame[5] is not None:  # the timeline, right of the registers
+            xs.append(frame[5][0] + frame[5][1])
+            bottom = min(bottom, frame[5][3])
         more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - bottom))  # (from the word HBM to the bottom)
         if more == grow:
             break
@@ -196,9 +199,10 @@ def _place(fig, grow):
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
     time_frame = None
-    if fig.time is not None:  # under the caption (two lines of it, as tall as a phone draws them), as wide as HBM
+    if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
-        time_texts, time_frame = timeline.place(fig.time, left, right, end - 1.1 - 0.45 * grow, grow)
+        start = right + 0.4 * grow
+        time_texts, time_frame = timeline.place(fig.time, start, start + 0.8 * (right - left), below - 0.6, grow)
         texts += time_texts
     return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
 

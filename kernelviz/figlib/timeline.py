@@ -107,8 +107,8 @@ def place(timeline, left, right, top, grow=1.0):
     room = grow * max(len(n) for n in names) * 0.5 * LABEL_FONT / 44 + 0.15
     x0, width = left + room, max(1.0, right - left - room)
     texts = [(f"{timeline.title}: {seconds(timeline.makespan)}", left + (right - left) / 2, top - 0.15, 13)]
-    pitch = max(LANE_H + LANE_GAP, 0.3 * grow)  # a lane's name, 11 px at a phone's zoom, clear of the next
-    ys, y = {}, top - 0.2 - 0.3 * grow
+    pitch = max(LANE_H + LANE_GAP, 0.42 * grow)  # a lane's name, 11 px at a phone's zoom, clear of the next
+    ys, y = {}, top - 0.2 - 0.4 * grow
     for name in names:
         y -= LANE_H
         ys[name] = y
