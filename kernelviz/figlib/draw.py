@@ -170,9 +170,9 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 def place(fig):
     """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
-    the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the pages' unit, then again with the
-    names that would meet on a phone staggered (``layout.growth`` of the extent laid out last, which the staggered
-    lines make taller: until the growth settles, three rounds at most)."""
+    the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the
+    pages' unit, then again with the names that would meet on a phone staggered (``layout.growth`` of the extent laid
+    out last, which the staggered lines make taller: until the growth settles, three rounds at most)."""
     grow, laid = 1.0, _place(fig, 1.0)
     for _ in range(3):
         texts, frame = laid
