@@ -19,7 +19,7 @@ import json
 
 from kernelviz import pie
 
-from . import layout
+from . import layout, timeline
 from .answers import arrivals, facts
 from .memory import look
 
@@ -146,7 +146,7 @@ def row_ticks(fig):
 def items(fig, frame, k, phases=("start", "move", "end")):
     """Every item of the diagram at step k, for each of `phases`: {phase: [item, ...]}. A slot the step leaves
     alone looks the same in every phase, so only the slots it changes are drawn once per phase."""
-    step, (grid, caption_at, counters_at, ticks, owners) = fig.steps[k], frame
+    step, (grid, caption_at, counters_at, ticks, owners, time_frame) = fig.steps[k], frame
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
@@ -162,19 +162,26 @@ def items(fig, frame, k, phases=("start", "move", "end")):
         per_slot = [still[s] if s in still else slot_items(fig, s, k, phase) for s in fig.slots]
         slots = [roles[role] for role in ROLES for roles in per_slot]
         out[phase] = squares + zoom_items(fig, grid, k, phase) + slots + [caption, *counters] + ticks + names
+    if fig.time is not None:  # the bars, the same in every phase of the step
+        bars = timeline.items(fig.time, time_frame, k, item)
+        out = {phase: drawn + bars for phase, drawn in out.items()}
     return out
 
 
 def place(fig):
     """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
-    the rows' ticks, the owners' names [(text, x, y, size, owner)]). First as at the pages' unit, then again with the
-    names that would meet on a phone staggered (``layout.growth`` of the extent laid out last, which the staggered
-    lines make taller: until the growth settles, three rounds at most)."""
+    the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the
+    pages' unit, then again with the names that would meet on a phone staggered (``layout.growth`` of the extent laid
+    out last, which the staggered lines make taller: until the growth settles, three rounds at most)."""
     grow, laid = 1.0, _place(fig, 1.0)
     for _ in range(3):
         texts, frame = laid
         xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
-        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - frame[1][1]))  # (from the word HBM to the caption)
+        bottom = frame[1][1]  # the caption
+        if frame[5] is not None:  # the timeline, right of the registers
+            xs.append(frame[5][0] + frame[5][1])
+            bottom = min(bottom, frame[5][3])
+        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - bottom))  # (from the word HBM to the bottom)
         if more == grow:
             break
         grow, laid = more, _place(fig, more)
@@ -191,7 +198,13 @@ def _place(fig, grow):
     owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
-    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners)
+    time_frame = None
+    if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
+        right = max([s.left + s.w for s in fig.slots if s.w] + [4])
+        start = right + 0.4 * grow
+        time_texts, time_frame = timeline.place(fig.time, start, start + 0.8 * (right - left), below - 0.6, grow)
+        texts += time_texts
+    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
 
 
 def diff(a, b):

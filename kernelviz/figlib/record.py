@@ -21,6 +21,7 @@ an element (a warp that loads its 16 rows of a 64-row tile loads 16 rows' bytes)
 
 from .layout import UNIT
 from .memory import BYTES, Slot, Tensor, flat, look, tile_rows
+from .timeline import Timeline
 
 SHADES = 4  # a carry darkens one shade per tile folded into it, up to @kind-4
 MASKED = {"fill": "@paper", "stroke": "@edge"}  # a score the causal mask hides
@@ -52,6 +53,7 @@ class Figure:
         self.tensors, self.slots, self.groups, self.count = [], [], {}, 0
         self.holds, self.pending, self.block, self.hbm_bytes, self.shared_bytes = {}, {}, None, 0, 0
         self.steps = [Step("start", {}, caption, {}, {}, None, 0)]
+        self.time = None  # the Timeline drawn beside the shared memory and registers (``timeline``), if any
 
     # ---- what the figure is made of ----
 
@@ -107,6 +109,13 @@ class Figure:
         slot = self.sram(name, rows, cols, kind, cells, group, "reg", width=width)
         slot.owner, slot.column, slot.frame = owner, name if caption is None else caption, True
         return slot
+
+    def timeline(self, lanes, rates, title="time"):
+        """A Timeline (figlib.timeline) beside the on-chip memory: `lanes` [(name, colour)], `rates` {key: count per
+        second}. Each action scheduled on it (``Timeline.act``) belongs to the step being recorded: drawn filled once
+        the player is past that step, outlined in ink at it, an empty frame before it."""
+        self.time = Timeline(lanes, rates, title, clock=lambda: len(self.steps))
+        return self.time
 
     def blocks(self, count):
         """The grid of `count` CUDA blocks, one square each; `zoom` shows one of them."""

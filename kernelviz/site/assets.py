@@ -103,6 +103,7 @@ def python_files():
         pie / "scene.schema.json",
         pie / "palette.json",
         *sorted(figlib.glob("*.py")),
+        PACKAGE / "roofline" / "gpus.json",  # figlib.rates reads the GPUs' rates from it
     ]
 
 

@@ -6,8 +6,9 @@ from hypothesis import strategies as st
 from kernelviz.attention import ALGORITHMS
 
 # The algorithms on one (q, k, v) of shape (BH, N, d) in float32 or float16; paged decoding takes a batch in a paged
-# cache instead, and fa2-mma 16-bit storage only (float16 or bfloat16: test_attention_fa2_mma).
-DENSE = [name for name in ALGORITHMS if name not in ("paged-decoding", "fa2-mma")]
+# cache instead, and fa2-mma and fa2-pipe 16-bit storage only (float16 or bfloat16: test_attention_fa2_mma and
+# test_attention_fa2_pipe).
+DENSE = [name for name in ALGORITHMS if name not in ("paged-decoding", "fa2-mma", "fa2-pipe")]
 FLOAT32_TOL = 1e-5  # max |o - o_ref| over max |o_ref|, for float32 storage
 
 # The sizes the closed forms (bytes: formulas, FLOPs: flops) are checked on against what the algorithms count:

@@ -53,6 +53,7 @@ def test_names():
             "fa2-backward",
             "standard-backward",
             "fa2-mma",
+            "fa2-pipe",
             "paged-decoding",
         ]  # fmt: skip
     )

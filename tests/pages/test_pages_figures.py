@@ -23,6 +23,9 @@ def step_count(slug, s):
         return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N_kv"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
     if slug == "flash-attention-2-tensor-cores":  # zoom, load Q, ldmatrix Q, 4 a tile, write
         return 1 + cdiv(s["N"], s["Br"]) * (3 + 4 * cdiv(s["N_kv"], s["Bc"]) + 1)
+    if slug == "flash-attention-2-pipelined":  # zoom, load Q, ldmatrix Q, 3 a tile, an issue a tile past the prologue
+        tc = cdiv(s["N_kv"], s["Bc"])
+        return 1 + cdiv(s["N"], s["Br"]) * (3 + 3 * tc + max(0, tc - s["stages"] + 1) + 1)
     if slug == "flash-attention-1":
         return 2 + cdiv(s["N_kv"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
@@ -46,6 +49,10 @@ SIZES = {
         {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},
         {"N": 12, "N_kv": 5, "Br": 6, "Bc": 4, "causal": 0},
         {"N": 5, "N_kv": 5, "Br": 2, "Bc": 3, "causal": 0},
+    ],
+    "flash-attention-2-pipelined": [
+        {"N": 7, "N_kv": 11, "Br": 3, "Bc": 3, "causal": 0, "stages": 1, "gpu": 2},  # warps of 2 and 1 rows, 1 stage
+        {"N": 9, "N_kv": 6, "Br": 4, "Bc": 2, "causal": 0, "stages": 3, "gpu": 1},  # a deeper ring
     ],
     "flash-attention-2-tensor-cores": [
         {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},  # the last block of one warp
