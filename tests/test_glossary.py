@@ -50,7 +50,7 @@ def test_the_command_lines_sizes_are_the_glossarys():
     parser = argparse.ArgumentParser()
     cli.add_arguments(parser)
     dests = {a.dest for a in parser._actions if a.option_strings and a.type is not None and a.dest != "seed"}
-    dests -= {"sram_budget", "save", "gpu"}  # a byte budget, a file and a GPU's name: not sizes
+    dests -= {"sram_budget", "save", "gpu", "partials"}  # a byte budget, a file, a GPU's name, a form: not sizes
     paged = {"seq_lens", "page_size", "H_q", "H_kv"}
     assert (
         dests
