@@ -14,7 +14,7 @@ HELP = "print what bounds each attention algorithm (memory or compute) on each G
 
 
 def add_arguments(parser):
-    from . import GPUS
+    from kernelviz.roofline import GPUS
 
     parser.add_argument("--N", type=positive, required=True, help="query rows (and keys, unless --N-kv)")
     parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
@@ -38,8 +38,7 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
     """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}}] for every algorithm (in 32-bit
     storage, all but fa2-mma)."""
     from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
-
-    from . import GPUS, bound
+    from kernelviz.roofline import GPUS, bound
 
     N_kv = N if N_kv is None else N_kv
     n_splits = min(splits or 4, -(-N_kv // Bc))
@@ -81,7 +80,7 @@ def _takes(storage, algo, dtype):
 
 
 def _text(rows, args):
-    from . import GPUS
+    from kernelviz.roofline import GPUS
 
     head = (
         f"roofline: N={args.N} N_kv={args.N_kv or args.N} d={args.d} Br={args.Br} Bc={args.Bc} "
