@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 PLANNED = (
     ("overview", "Overview"),
+    ("gpu-primer", "A GPU in one page"),
     ("online-softmax", "Online softmax"),
     ("flash-attention-1", "Flash Attention 1"),
     ("flash-attention-2", "Flash Attention 2"),
