@@ -320,6 +320,27 @@ def test_prerequisites_link_page_slugs(build_site):
     ]
 
 
+def test_prerequisites_link_sections_and_the_strict_build_fails_on_one_that_does_not_resolve(build_site):
+    """SLUG#SECTION links to the heading of that id, showing the heading; a section the page lacks, a page that is
+    not there, or a bare label, is a warning naming it, and fails a strict build."""
+    b = page("## A GPU's memory: HBM and on-chip SRAM\n\nText.\n", "title: B")
+    a = page("Text.\n", "title: A\nprerequisites: [b#a-gpu-s-memory-hbm-and-on-chip-sram]")
+    result, out = build_site({"a.md": a, "b.md": b}, strict=True)
+    section = re.search(r'<section class="kv-prerequisites">.*?</section>', (out / "a.html").read_text()).group(0)
+    assert re.findall(r"<li[^>]*>(.*?)</li>", section) == [
+        '<a href="b.html#a-gpu-s-memory-hbm-and-on-chip-sram">A GPU\'s memory: HBM and on-chip SRAM</a>'
+    ]
+    assert 'id="a-gpu-s-memory-hbm-and-on-chip-sram"' in (out / "b.html").read_text()
+    for wanted, message in [
+        ("b#banks", "prerequisite 'b#banks': b.md has no section #banks (its sections: a-gpu-s-memory"),
+        ("nosuch#banks", "prerequisite 'nosuch#banks': there is no page 'nosuch'"),
+        ("CUDA essentials", "prerequisite 'CUDA essentials' names no page (SLUG) and no section of one"),
+    ]:
+        bad = page("Text.\n", f"title: A\nprerequisites: [{wanted}]")
+        with pytest.raises(BuildError, match=re.escape(message)):
+            build_site({"a.md": bad, "b.md": b}, strict=True)
+
+
 def test_front_matter_scripts_load_entry_bundles_and_unknown_ones_warn(build_site, line):
     source = page("Text.\n", "title: S\nscripts: [explorer, nosuch]")
     result, out = build_site({"s.md": source})
