@@ -14,7 +14,8 @@ READS = {  # step key -> the words lane 0.. lane 7 read
 }
 TEXTS = """() => [...document.querySelectorAll('#kv-figure svg .kv-nodes text')]
   .filter((t) => !t.closest('[display="none"]') && getComputedStyle(t).opacity !== '0')
-  .map((t) => t.textContent.trim())"""
+  .map((t) => (t.querySelector('tspan') ? [...t.querySelectorAll('tspan')].map((s) => s.textContent).join(' ')
+    : t.textContent).trim())"""  # (a label wrapped over lines is tspans: read with a space between them)
 
 
 def passes(words):
