@@ -40,3 +40,21 @@ def test_the_bank_figure_plays_every_step_and_counts_the_passes(page, site_url):
             assert (f"{BANKS} lanes" in texts) == (n == BANKS), (key, texts)
         copies = 1 + (k >= keys.index("store padded")) if k >= 1 else 0  # the tile, then its padded copy
         assert page.evaluate(HBM_BYTES) == copies * BANKS * BANKS * BYTES, key
+
+
+def test_the_bank_figures_labels_fit_and_do_not_meet_on_a_phone(browser, site_url):
+    """The checks every kernel page's figure passes (test_figure_labels_fit), on the primer's: each box's label inside
+    its box at every step on a laptop, and no two labels meeting on a 390 px phone."""
+    from figure_page import without_python
+    from test_figure_labels_fit import OVERFLOWS, OVERLAPPING_LABELS
+
+    for viewport, check in (
+        ({"width": 1600, "height": 1000}, OVERFLOWS),
+        ({"width": 390, "height": 844}, OVERLAPPING_LABELS),
+    ):
+        context = browser.new_context(viewport=viewport, reduced_motion="reduce")
+        page = without_python(context.new_page())
+        open_figure(page, f"{site_url}/gpu-primer.html")
+        found = page.evaluate(check)
+        context.close()
+        assert found == [], f"at {viewport['width']} px: {found[:6]}"
