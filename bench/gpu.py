@@ -3,8 +3,9 @@
 Prefill (N in 1k, 4k, 16k; d = 64, 128; no mask): FA1 and FA2 against SDPA's MATH and EFFICIENT backends in
 float32 (the baseline is EFFICIENT), with FLASH and cuDNN in bfloat16 for context. Decode (one query row per head,
 N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIENT in float32 (the baseline).
-Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma in fp16 and in bf16 against SDPA's FLASH backend in
-the same dtype (the baseline), with max |O - O_flash| at N <= 4096.
+Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma, and fa2_pipe with 1 and 2 stages (cp.async, FA2's
+tiles), in fp16 and in bf16 against SDPA's FLASH backend in the same dtype (the baseline), with max |O - O_flash| at
+N <= 4096.
 
 Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
 GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
@@ -210,14 +211,18 @@ def tensor_cores(table):
                 except RuntimeError as e:
                     base, flash = None, None
                     table.add("sdpa FLASH", dtype, shape, None, flops, nbytes, why=str(e).splitlines()[0][:60])
-                go, out = launch.prepare("fa2_mma", q, k, v, dtype=dtype)
-                table.add("fa2_mma", dtype, shape, timed(go), flops, nbytes, base)
-                if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
-                    go()
-                    o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)
-                    err = (o.float() - flash()[0].float()).abs().max().item()
-                    print(f"{'':<22}fa2_mma vs sdpa FLASH ({dtype}): max |O - O_flash| = {err:.2e}")
-                del q, k, v, out
+                kernels = [("fa2_mma", "fa2_mma", {})]  # fa2_pipe: one stage (no overlap), then two
+                kernels += [(f"fa2_pipe s={s}", "fa2_pipe", {"stages": s}) for s in (1, 2)]
+                for label, kernel, options in kernels:
+                    go, out = launch.prepare(kernel, q, k, v, dtype=dtype, **options)
+                    table.add(label, dtype, shape, timed(go), flops, nbytes, base)
+                    if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
+                        go()
+                        o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)
+                        err = (o.float() - flash()[0].float()).abs().max().item()
+                        print(f"{'':<22}{label} vs sdpa FLASH ({dtype}): max |O - O_flash| = {err:.2e}")
+                    del out
+                del q, k, v
                 torch.cuda.empty_cache()
 
 

@@ -45,8 +45,9 @@ def instances(kernel, head_dims=HEAD_DIMS):
     """The template names compiled for `kernel`, e.g. ['fa2<32, 32, 64>', 'fa2<16, 16, 128>'] (fa2_mma: for fp16
     and bf16, 'fa2_mma<64, 64, 64, 0>', 'fa2_mma<64, 64, 64, 1>', ...)."""
     names = []
-    for d in head_dims:  # every launch of the default tiles' plan: the combines too, each dtype
-        names += kernels.instances(kernel, kernels.default_tiles(kernel, d), d)
+    for d in head_dims:  # every launch of the default tiles' plan: the combines too, each dtype, each option set
+        for options in kernels.kernel(kernel).compiled_options:
+            names += kernels.instances(kernel, kernels.default_tiles(kernel, d), d, **options)
     return list(dict.fromkeys(names))
 
 
@@ -92,13 +93,15 @@ def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
     names = instances(kernel, head_dims)
     gencode = [x for arch in archs for x in ("-gencode", f"arch=compute_{arch[3:]},code={arch}")]
     folder = cache.folder()
-    log_path = folder / f"nvcc-{kernel}-{cache.key(source, names, gencode, FLAGS, cache.version(exe))}.log"
+    headers = kernels.headers()
+    key = cache.key(source, names, gencode, FLAGS, cache.version(exe), *headers.values())
+    log_path = folder / f"nvcc-{kernel}-{key}.log"
     if not log_path.exists():
         with tempfile.TemporaryDirectory(dir=folder) as tmp:
             unit = Path(tmp) / f"{kernel}.cu"
             pointers = ", ".join(f"(void*)&{name}" for name in names)
             unit.write_text(f"{source}\n\n// the instances to compile\nvoid* kv_instances[] = {{{pointers}}};\n")
-            command = [exe, *FLAGS, *gencode, "-o", str(Path(tmp) / "out.fatbin"), str(unit)]
+            command = [exe, *FLAGS, *gencode, f"-I{kernels.FOLDER}", "-o", str(Path(tmp) / "out.fatbin"), str(unit)]
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
                 raise RuntimeError(f"nvcc failed on {path.name}:\n{done.stderr[-4000:]}")

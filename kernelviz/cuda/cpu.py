@@ -9,9 +9,11 @@ arrays (see kernels.outputs). The harness surrounds every buffer with NaN guard 
 NaN in the outputs, and an out-of-bounds write, or an output element never written, raises KernelRunError.
 """
 
+import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +22,7 @@ from . import cache, half, kernels, nvrtc
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
+COPIES = ("random", "late")  # when a cp.async lands (cpu/async.h)
 FLAGS = ("-std=c++20", "-O2", "-pthread")
 CPU_THREADS = 32
 TYPE_CODES = {"float": "f", "unsigned short": "h", "int": "i"}  # cpu/harness.cpp's element types
@@ -43,7 +46,8 @@ def build(kernel, names, source=None):
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     entries = " ".join(f"E({name})" for name in sorted(set(names)))
-    headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "fragments.h", "harness.cpp")]
+    headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "async.h", "fragments.h", "harness.cpp")]
+    headers += kernels.headers().values()
     digest = cache.key(kernel, source, entries, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()
     exe = folder / f"cpu-{kernel}-{digest}"
@@ -53,7 +57,7 @@ def build(kernel, names, source=None):
     cache.write_atomic(src, source.encode())
     with tempfile.TemporaryDirectory(dir=folder) as tmp:
         out = Path(tmp) / "a.out"
-        command = [gxx, *FLAGS, f"-I{HERE}", f'-DKV_FILE="{src}"', f"-DKV_ENTRIES={entries}"]
+        command = [gxx, *FLAGS, f"-I{HERE}", f"-I{kernels.FOLDER}", f'-DKV_FILE="{src}"', f"-DKV_ENTRIES={entries}"]
         command += [str(HERE / "harness.cpp"), "-o", str(out)]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
@@ -75,7 +79,7 @@ def command_line(kernel, launches, arguments, buffers, schedule, threads):
     for at, (launch, args) in enumerate(zip(launches, arguments, strict=True)):
         grid = (*launch.grid, 1, 1)[:3]
         watched = index[watch[1]] if watch and watch[0] == at else -1
-        argv += [launch.name, *grid, watched, len(args)]
+        argv += [launch.name, *grid, launch.dynamic_bytes, watched, len(args)]
         for a in args:
             if isinstance(a, str):
                 argv.append(f"b{index[a]}")
@@ -112,21 +116,31 @@ def run(
     source=None,
     timeout=120,
     dtype=None,
+    copies="random",
+    seed=0,
+    counters=False,
+    **options,
 ):
-    """Run `kernel` on the CPU and return {output name: float32 array}.
+    """Run `kernel` on the CPU and return {output name: float32 array} (with `counters`, also what the shim counted:
+    ({...}, Counters)).
 
     arrays: the kernel's inputs in the order of kernels.inputs (each kernel's module in topics/ says their shapes;
     where they fix the tiles, kernels.data_tiles, those); scale defaults to 1/sqrt(D); tiles (Br, Bc) default to
     kernels.default_tiles; `threads` per block (default CPU_THREADS, or the threads the kernel's record fixes);
     `schedule` one of SCHEDULES (see cpu/shim.h); `source` replaces the .cu text; `dtype`: for a kernel on 16-bit
     inputs (its record's sixteen_bit) "fp16" (the default) or "bf16", to which its float32 inputs are rounded
-    (half.bits) and its 16-bit outputs are read back from (as float32). Raises, before running, SharedMemoryError if
-    the tiles would not fit a GPU and ThreadLimitError for more threads than the kernel's registers allow on one,
-    ValueError for what the kernel would read out of bounds, or misaligned (kernels.check_inputs: a paged length of
-    0, a page outside the pool, a length past its table row); KernelRunError if the program fails or times out
-    (also if a plain store changed an output that blocks share, which the record watches; see cpu/shim.h)."""
+    (half.bits) and its 16-bit outputs are read back from (as float32); `copies`: when a cp.async lands
+    (cpu/async.h), "random" (at random later points, from `seed` and the schedule) or "late" (as late as its
+    wait_group allows); `options`: the kernel's own template options (its record's `options`, e.g. stages=1).
+    Raises, before running, SharedMemoryError if the tiles would not fit a GPU and ThreadLimitError for more threads
+    than the kernel's registers allow on one, ValueError for what the kernel would read out of bounds, or misaligned
+    (kernels.check_inputs: a paged length of 0, a page outside the pool, a length past its table row);
+    KernelRunError if the program fails or times out (also if a plain store changed an output that blocks share,
+    which the record watches; see cpu/shim.h; a cp.async misaligned, cpu/async.h)."""
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}, not {schedule!r}")
+    if copies not in COPIES:
+        raise ValueError(f"copies must be one of {COPIES}, not {copies!r}")
     record = kernels.kernel(kernel)
     given = arrays
     arrays = [np.ascontiguousarray(x, dtype=t) for x, t in zip(arrays, kernels.dtypes(kernel, arrays), strict=True)]
@@ -138,11 +152,11 @@ def run(
     if not record.sixteen_bit:  # 16-bit inputs are checked as they are passed, in 16 bits, below
         kernels.check_inputs(kernel, given, arrays, np.asarray, address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, dtype=dtype)  # the same checks as on a GPU
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, dtype=dtype, **options)  # as on a GPU
     if threads > kernels.ALWAYS_FITS:  # ... and the registers of what the GPU would run
         names = [launch.name for launch in launches]
         limits = _thread_limits(kernel, names, source)
-        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, dtype=dtype)
+        kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, thread_limits=limits, dtype=dtype, **options)
     inputs = list(kernels.inputs(kernel, bh, n, d, n_kv))
     if record.sixteen_bit:
         wide = [name in record.sixteen_bit for name in inputs]
@@ -154,8 +168,9 @@ def run(
     sized += [(name, int(np.prod(shape)), True) for name, shape in shapes.items()]
     buffers = [(name, kernels.element_type(kernel, name), size, output) for name, size, output in sized]
     arguments = kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
-    exe = build(kernel, kernels.instances(kernel, tiles, d), source)
-    argv = [str(exe), *command_line(kernel, launches, arguments, buffers, schedule, threads)]
+    exe = build(kernel, kernels.instances(kernel, tiles, d, **options), source)
+    landing = "late" if copies == "late" else f"random={3 * seed + SCHEDULES.index(schedule)}"
+    argv = [str(exe), *command_line(kernel, launches, arguments, buffers, f"{schedule}:{landing}", threads)]
     try:
         done = subprocess.run(
             argv,
@@ -176,4 +191,25 @@ def run(
         at += size
     if at != len(data):
         raise KernelRunError(f"{kernel} wrote {len(data)} bytes, expected {at}")
-    return result
+    return (result, read_counters(done.stderr.decode())) if counters else result
+
+
+@dataclass(frozen=True)
+class Counters:
+    """What the shim counted over a run's launches (cpu/warp.h): ldmatrix phases (4 an .x4, 8 rows of 16 bytes each)
+    and the shared-memory wavefronts they took; `conflicts`, the wavefronts beyond one a phase."""
+
+    ldmatrix_phases: int
+    ldmatrix_wavefronts: int
+
+    @property
+    def conflicts(self):
+        return self.ldmatrix_wavefronts - self.ldmatrix_phases
+
+
+def read_counters(stderr):
+    """The Counters of the harness's last line of stderr ("counters: ldmatrix_phases=P ldmatrix_wavefronts=W")."""
+    found = re.search(r"counters: ldmatrix_phases=(\d+) ldmatrix_wavefronts=(\d+)\s*$", stderr)
+    if found is None:
+        raise KernelRunError(f"the harness printed no counters: {stderr[-400:]!r}")
+    return Counters(int(found.group(1)), int(found.group(2)))

@@ -34,12 +34,14 @@ class ThreadLimitError(ValueError):
 
 @dataclass(frozen=True)
 class Launch:
-    """One kernel launch: its template name (as nvcc or NVRTC instantiates it), grid, block and shared memory."""
+    """One kernel launch: its template name (as nvcc or NVRTC instantiates it), grid, block and shared memory: the
+    bytes of static __shared__ its source declares, and the bytes of dynamic (extern __shared__) the host gives it."""
 
     name: str
     grid: tuple
     threads: int
     shared_bytes: int
+    dynamic_bytes: int = 0
 
 
 def rel_err(x, ref):
@@ -133,7 +135,7 @@ class Kernel:
     algorithm: str | None
     default_tiles: Callable  # d -> (Br, Bc): the largest that keep a block's shared memory under 48 KiB
     shared_bytes: Callable  # (tiles, d) -> [bytes of static __shared__ of each launch]
-    launches: Callable  # (bh, n, d, tiles, threads, n_splits, dtype, smem) -> [Launch], its own checks made
+    launches: Callable  # (bh, n, d, tiles, threads, n_splits, dtype, smem, **options) -> [Launch], checks made
     inputs: Callable  # (bh, n, d, n_kv) -> {name: shape}, in argument order
     outputs: Callable  # (bh, n, d, n_splits, tiles) -> {name: shape}, in argument order
     arguments: Callable  # (n, scale, causal, n_splits, n_kv, kv_heads, bc) -> [one tuple a launch]
@@ -155,6 +157,8 @@ class Kernel:
     host_formulas: dict = field(default_factory=dict)  # {argument: C expression over a page's figure sizes}
     figure: Callable = None  # page sizes -> (n, tiles) to plan with for shared_memory; None: shared_bytes direct
     watch: tuple = ()  # (launch index, output): an output blocks share, changed only by atomicAdd in that launch
+    options: dict = field(default_factory=dict)  # {template option: its values, the default first}, e.g. stages
+    compiled_options: tuple = ({},)  # the option sets compile.instances builds (the report's rows)
 
     @property
     def file(self):

@@ -39,6 +39,9 @@ REGISTRY = {k.name: k for k in TOPICS}
 KERNELS = tuple(REGISTRY)
 FILES = {k.name: k.file for k in TOPICS}
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
+# bytes of dynamic shared memory a block may opt in to (cudaFuncAttributeMaxDynamicSharedMemorySize) on sm_80, the
+# smaller of compile.ARCHS (sm_90: 227 KiB): the CUDA C++ Programming Guide's table of compute capabilities
+DYNAMIC_SHARED_LIMIT = 163 * 1024
 MAX_THREADS = 1024  # threads per block, sm_20 on
 REGISTERS_PER_BLOCK = 65536  # 32-bit registers a block may use, sm_50 to sm_90
 REGISTER_UNIT = 256  # registers are given to a warp in units of 256 (CUDA's occupancy calculator, sm_50 to sm_90)
@@ -47,6 +50,12 @@ GRID_MAX = (2**31 - 1, 65535, 65535)  # blocks in grid.x, grid.y, grid.z
 
 # the kernel of each algorithm of kernelviz.attention that has one (``attention.run``'s names)
 ALGORITHM_KERNELS = {k.algorithm: k.name for k in TOPICS if k.algorithm}
+
+
+def headers():
+    """{file name: text} of the headers beside the kernels that a .cu file may include (swizzle.h): what every build
+    of a kernel passes its compiler (and hashes into its cache key)."""
+    return {path.name: path.read_text() for path in sorted(FOLDER.glob("*.h"))}
 
 
 def kernel(name):
@@ -91,15 +100,28 @@ def host_formulas(name):
     return dict(kernel(name).host_formulas) if name in REGISTRY else {}
 
 
-def check_shared_memory(launch, limit, formula=None):
-    """Raise SharedMemoryError, naming the launch and both numbers, if `launch` needs more than `limit` bytes;
-    `formula`: its kernel's shared memory in words, for the advice."""
-    if launch.shared_bytes > limit:
-        how = f" (its shared memory is {formula} bytes)" if formula else ""
-        raise SharedMemoryError(
-            f"{launch.name} needs {launch.shared_bytes} bytes of shared memory per block and the device allows "
-            f"{limit}: choose smaller tiles{how}"
-        )
+def check_shared_memory(launch, limit, formula=None, dynamic_limit=DYNAMIC_SHARED_LIMIT):
+    """Raise SharedMemoryError, naming the launch and both numbers, if `launch` needs more than `limit` bytes of
+    static shared memory, or more than `dynamic_limit` of dynamic (what a block may opt in to); `formula`: its
+    kernel's shared memory in words, for the advice."""
+    how = f" (its shared memory is {formula} bytes)" if formula else ""
+    for kind, need, most in (("", launch.shared_bytes, limit), ("dynamic ", launch.dynamic_bytes, dynamic_limit)):
+        if need > most:
+            raise SharedMemoryError(
+                f"{launch.name} needs {need} bytes of {kind}shared memory per block and the device allows "
+                f"{most}: choose smaller tiles{how}"
+            )
+
+
+def check_options(name, options):
+    """Raise ValueError unless every one of `options` is a template option of kernel `name` with one of its values."""
+    own = kernel(name).options
+    for key, value in options.items():
+        if key not in own:
+            takes = f"takes {', '.join(own)}" if own else "takes no template options"
+            raise ValueError(f"{name} {takes}, not {key!r}")
+        if value not in own[key]:
+            raise ValueError(f"{name}: {key} must be one of {own[key]}, not {value!r}")
 
 
 def register_thread_limit(registers):
@@ -149,40 +171,47 @@ def plan(
     n,
     d,
     tiles=None,
-    threads=GPU_THREADS,
+    threads=None,
     n_splits=1,
     limit=STATIC_SHARED_LIMIT,
     thread_limits=None,
     dtype=None,
+    dynamic_limit=DYNAMIC_SHARED_LIMIT,
+    **options,
 ):
-    """The launches of kernel `name` for these shapes, in order, after checking each against `limit` bytes of shared
-    memory per block, CUDA's grid limits and, where `thread_limits` ({name: (most threads, why)}, e.g. from the
-    compiled kernels' registers) has the launch, its threads. `dtype`: for a kernel built for several
-    (compiled_dtypes), the one to launch, the default its first (the others take None). Raises ValueError for a bad
-    shape or a grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
+    """The launches of kernel `name` for these shapes, in order, after checking each against `limit` bytes of static
+    shared memory per block (`dynamic_limit` of dynamic), CUDA's grid limits and, where `thread_limits` ({name: (most
+    threads, why)}, e.g. from the compiled kernels' registers) has the launch, its threads. `dtype`: for a kernel
+    built for several (compiled_dtypes), the one to launch, the default its first (the others take None); `options`:
+    the kernel's own template options (its record's `options`, e.g. stages=1). Raises ValueError for a bad shape, an
+    option it does not take or a grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for
+    too many threads."""
     k = kernel(name)
     br, bc = tiles or k.default_tiles(d)
+    threads = threads or k.threads or GPU_THREADS
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
     if not 1 <= threads <= MAX_THREADS:
         raise ThreadLimitError(f"a block holds 1 to {MAX_THREADS} threads, not {threads}")
+    check_options(name, options)
     smem = k.shared_bytes((br, bc), d)
-    launches = k.launches(bh, n, d, (br, bc), threads, n_splits, dtype, smem)
+    launches = k.launches(bh, n, d, (br, bc), threads, n_splits, dtype, smem, **options)
     for launch in launches:
-        check_shared_memory(launch, limit, k.shared_formula)
+        check_shared_memory(launch, limit, k.shared_formula, dynamic_limit)
         check_grid(launch)
         if launch.name in (thread_limits or {}):
             check_threads(launch, *thread_limits[launch.name])
     return launches
 
 
-def instances(name, tiles, d):
-    """Every template instance kernel `name` may launch at `tiles` and `d`: each launch of its plan, with more than
-    one split (the combines too), for each dtype it is built for."""
+def instances(name, tiles, d, **options):
+    """Every template instance kernel `name` may launch at `tiles` and `d` (and its template `options`): each launch
+    of its plan, with more than one split (the combines too), for each dtype it is built for."""
     k = kernel(name)
     names = []
     for dtype in k.dtypes:
-        launches = plan(name, 1, 1, d, tiles, k.threads or GPU_THREADS, 2, float("inf"), dtype=dtype)
+        threads, inf = k.threads or GPU_THREADS, float("inf")
+        launches = plan(name, 1, 1, d, tiles, threads, 2, inf, dtype=dtype, dynamic_limit=inf, **options)
         names += [launch.name for launch in launches]
     return list(dict.fromkeys(names))
 

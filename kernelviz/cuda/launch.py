@@ -25,6 +25,7 @@ from . import half, kernels, nvrtc
 
 INSTALL = "pip install -e '.[gpu]'"
 RESERVED_SHARED_ATTRIBUTE = 111  # cudaDevAttrReservedSharedMemoryPerBlock
+OPTIN_SHARED_ATTRIBUTE = 97  # cudaDevAttrMaxSharedMemoryPerBlockOptin
 
 
 @cache
@@ -93,6 +94,14 @@ def shared_limit():
 
 
 @cache
+def dynamic_shared_limit():
+    """Bytes of dynamic shared memory a block may opt in to on the current device (sm_80: 163 KiB; sm_90: 227 KiB)."""
+    import cupy
+
+    return cupy.cuda.runtime.deviceGetAttribute(OPTIN_SHARED_ATTRIBUTE, cupy.cuda.Device().id)
+
+
+@cache
 def reserved_shared():
     """Bytes of shared memory the system reserves per block on the current device (1 KiB on sm_80 and later)."""
     import cupy
@@ -132,15 +141,18 @@ def sixteen_bit(x, dtype, kernel=None):
     return half.bits(cupy.asarray(x), dtype, xp=cupy)
 
 
-def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1, dtype=None):
+def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=None, n_splits=1, dtype=None, **options):
     """Check and compile `kernel` for its inputs `arrays` (in the order of kernels.inputs, as cpu.run takes them;
     device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches
     on the current stream, out is {name: CuPy array} it writes. A kernel on 16-bit inputs (its record's
     sixteen_bit): `dtype` "fp16" (its default) or "bf16", its inputs taken by sixteen_bit and its 16-bit outputs
-    uint16 bits. Raises SharedMemoryError before anything runs when the tiles do not fit the device, ValueError for
-    bad shapes, for what the kernel would read out of bounds or misaligned (kernels.check_inputs, the checks cpu.run
-    makes) or a grid too large, ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the
-    compiled kernel's shared memory is not what the host computed."""
+    uint16 bits. `threads`: default GPU_THREADS, or the threads the kernel's record fixes; `options`: the kernel's own
+    template options (its record's `options`, e.g. stages=1). A launch with dynamic shared memory gets it, and the
+    attribute that allows it past 48 KiB (cudaFuncAttributeMaxDynamicSharedMemorySize). Raises SharedMemoryError
+    before anything runs when the tiles do not fit the device, ValueError for bad shapes, for what the kernel would
+    read out of bounds or misaligned (kernels.check_inputs, the checks cpu.run makes) or a grid too large,
+    ThreadLimitError for more threads than a loaded kernel can run, RuntimeError if the compiled kernel's shared
+    memory is not what the host computed."""
     import cupy
 
     given, record = arrays, kernels.kernel(kernel)
@@ -155,7 +167,9 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     kv_heads = kernels.kv_heads(kernel, arrays)
     kernels.check_inputs(kernel, given, arrays, lambda x: cupy.asnumpy(cupy.asarray(x)), device_address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(), dtype=dtype)
+    threads = threads or record.threads or kernels.GPU_THREADS
+    limits = {"limit": shared_limit(), "dynamic_limit": dynamic_shared_limit()}
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, dtype=dtype, **limits, **options)
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
     wide = {"unsigned short": cupy.uint16, "float": cupy.float32}
@@ -164,19 +178,21 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     fns = [function(kernel, name, names) for name in names]
     for launch, fn in zip(launches, fns, strict=True):
         check_function(launch, fn, reserved_shared())
+        if launch.dynamic_bytes:  # cudaFuncSetAttribute(MaxDynamicSharedMemorySize): needed past 48 KiB
+            fn.max_dynamic_shared_size_bytes = launch.dynamic_bytes
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
     args = [
         tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
         for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
     ]
     calls = [
-        (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)
+        (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a, launch.dynamic_bytes)
         for launch, fn, a in zip(launches, fns, args, strict=True)
     ]
 
     def go():
-        for fn, grid, block, a in calls:
-            fn(grid, block, a)
+        for fn, grid, block, a, dynamic in calls:
+            fn(grid, block, a, shared_mem=dynamic)
 
     return go, out
 

@@ -65,7 +65,11 @@ def _check(result, what):
 def _compile(filename, source, names, arch):
     """(cubin bytes, lowered names, log) from NVRTC; RuntimeError with NVRTC's log when the source fails."""
     nvrtc = _bindings()
-    prog = _check(nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), 0, [], []), "create")
+    headers = kernels.headers()  # what a kernel may #include (swizzle.h), given to NVRTC by name
+    contents, names_h = [t.encode() for t in headers.values()], [n.encode() for n in headers]
+    prog = _check(
+        nvrtc.nvrtcCreateProgram(source.encode(), filename.encode(), len(headers), contents, names_h), "create"
+    )
     try:
         for name in names:
             _check(nvrtc.nvrtcAddNameExpression(prog, name.encode()), f"name expression {name!r}")
@@ -94,7 +98,8 @@ def build(kernel, names, arch, source=None):
     filename = kernels.FILES[kernel]
     source = (kernels.FOLDER / filename).read_text() if source is None else source
     names = list(dict.fromkeys(names))
-    stem = cache.folder() / f"nvrtc-{kernel}-{arch}-{cache.key(source, names, OPTIONS, arch, found)}"
+    key = cache.key(source, names, OPTIONS, arch, found, *kernels.headers().values())
+    stem = cache.folder() / f"nvrtc-{kernel}-{arch}-{key}"
     cubin, meta = stem.with_suffix(".cubin"), stem.with_suffix(".json")
     if not (meta.exists() and cubin.exists()):
         data, lowered, log = _compile(filename, source, names, arch)

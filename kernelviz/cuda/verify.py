@@ -79,6 +79,9 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
                     option += f" N_kv={n_kv}" if n_kv != n else ""
                     option = f"splits={variant['n_splits']}" if "n_splits" in variant else option
                     option = f"{dtype} {option}" if dtype else option
+                    option += "".join(
+                        f" {key}={variant[key]}" for key in kernels.kernel(kernel).options if key in variant
+                    )
                     err = error(kernel, out, *arrays, causal=causal)
                     found.append(Check(kernel, backend, (bh, n, d), option, err, tolerance(kernel, dtype)))
                     runs.update()
@@ -103,9 +106,9 @@ def tolerances():
 
 def table(found):
     """The Checks as a text table, one line each."""
-    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<23}{'rel. error':>12}{'tolerance':>11}  result"]
+    lines = [f"{'kernel':<16}{'backend':<9}{'BH, N, d':<14}{'option':<31}{'rel. error':>12}{'tolerance':>11}  result"]
     for c in found:
         shape = ", ".join(map(str, c.shape))
         result = "ok" if c.ok else "FAIL"
-        lines.append(f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<23}{c.error:>12.2e}{c.tol:>11.1e}  {result}")
+        lines.append(f"{c.kernel:<16}{c.backend:<9}{shape:<14}{c.option:<31}{c.error:>12.2e}{c.tol:>11.1e}  {result}")
     return "\n".join(lines)

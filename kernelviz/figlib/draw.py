@@ -10,6 +10,9 @@ counter when the figure counts SRAM's traffic (``kv: "smem-bytes"``, ``SRAM <byt
 last, the rows of the tiles in HBM: a tick at each edge of a tile where one row of the matrix ends and the next
 begins, so that a tile of Br rows shows its Br rows (and a ragged last tile its fewer) without a line through its
 label. Step 0 is the figure as it opens: HBM alone, or what ``Figure.start`` made it.
+
+A slot's frame and what it holds carry its facts for the page in their ``kv`` (``answers.facts``: what the slot is,
+whose, and how what it holds got there), which the page shows when the reader points at the slot.
 """
 
 import json
@@ -17,6 +20,7 @@ import json
 from kernelviz import pie
 
 from . import layout
+from .answers import arrivals, facts
 from .memory import look
 
 ROLES = ("frame", "before", "after", "ring", "caption")
@@ -53,12 +57,13 @@ def slot_items(fig, slot, k, phase):
     if not in_view(slot, step):
         return out
     if slot.frame:
-        out["frame"] = shape(slot, look(stroke="@edge"))
+        out["frame"] = shape(slot, look(stroke="@edge"), kv=facts(fig, slot, k, None))
     if slot.caption:
         out["caption"] = item(slot.x, slot.bottom - 0.25 - slot.caption_drop, label=slot.caption, font=layout.SMALL)
     event = step.events.get(slot)
     if event is None or phase == "end":
-        out["after"] = shape(slot, step.holds.get(slot, slot.holds))
+        held = step.holds.get(slot, slot.holds)
+        out["after"] = shape(slot, held, kv=facts(fig, slot, k)) if held else item()
     elif event.how == "copy":
         src = event.src
         at, size = ((src.x, src.y), (src.w, src.h)) if phase == "start" else (None, None)
@@ -77,7 +82,8 @@ def _still(fig, slot, k):
     """slot_items of a slot step k leaves alone: the same as at an earlier step where it held the same and was as
     much in view (remembered on the figure, so a long kernel draws each look of each slot once)."""
     step = fig.steps[k]
-    key = (slot, id(step.holds.get(slot, slot.holds)), in_view(slot, step))
+    block = step.block[0] if step.block else None  # (its facts name the block that holds it)
+    key = (slot, id(step.holds.get(slot, slot.holds)), in_view(slot, step), block, id(arrivals(fig, k).get(slot)))
     memo = fig.__dict__.setdefault("_drawn", {})
     if key not in memo:
         memo[key] = slot_items(fig, slot, k, "end")

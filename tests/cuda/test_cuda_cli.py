@@ -12,15 +12,25 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
     assert main(["verify", "--compile", "--no-run"]) == 0
     out = capsys.readouterr().out
     for compiler in ("nvcc", "NVRTC, what the GPU launcher loads"):
-        for name in ("online_softmax.cu", "fa1.cu", "fa2.cu", "flash_decoding.cu", "fa2_bwd.cu", "fa2_mma.cu"):
+        for name in (
+            "online_softmax.cu",
+            "fa1.cu",
+            "fa2.cu",
+            "flash_decoding.cu",
+            "fa2_bwd.cu",
+            "fa2_mma.cu",
+            "fa2_pipe.cu",
+        ):
             assert f"{name} ({compiler})" in out
     assert "fa2<16, 16, 128>" in out and "fd_combine<64>" in out
     assert "online_softmax<64, 64>" in out
     assert "fa2_bwd<16, 32, 64>" in out and "fa2_bwd_preprocess<8, 128>" in out
     assert "paged_decode<4, 16, 128>" in out and "paged_combine<128>" in out
     assert "fa2_mma<64, 64, 64, 0>" in out and "fa2_mma<64, 32, 128, 1>" in out
+    assert "fa2_pipe<128, 64, 128, 2, 1, 0>" in out and "fa2_pipe<128, 64, 64, 1, 1, 1>" in out
     assert "spills" not in out
-    assert out.count("sm_80") == out.count("sm_90") == 2 * 22  # (2 + 2 + 2 + 4 + 4 + 4 + 4 instances) by two compilers
+    # (2 + 2 + 2 + 4 + 4 + 4 + 4 + 8 instances) by two compilers
+    assert out.count("sm_80") == out.count("sm_90") == 2 * 30
 
 
 @needs_gxx
@@ -30,8 +40,9 @@ def test_verify_runs_every_kernel_on_the_cpu(capsys):
     out = capsys.readouterr().out
     # 8 shapes x (online softmax once, flash and paged decoding at 3 splits each, FA2's backward full and causal, FA1
     # and FA2: full, causal, causal with N_kv = ceil(N/2) and with N_kv = 2N; fa2_mma: those four, fp16 and bf16 for
-    # the first two)
-    assert "184 passed, 0 failed" in out and "FAIL" not in out
+    # the first two; fa2_pipe: 6, fp16 and bf16 each full and causal with stages 2 and 1, two of them ragged)
+    assert "232 passed, 0 failed" in out and "FAIL" not in out
+    assert "fp16 causal N_kv=65 stages=2" in out and "bf16 causal N_kv=260 stages=1" in out
     assert "fp16 causal N_kv=65" in out and "bf16 causal N_kv=260" in out
     assert "causal N_kv=65" in out and "causal N_kv=260" in out
     assert out.count("paged_decoding  cpu") == 8 * 3

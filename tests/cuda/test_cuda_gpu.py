@@ -90,7 +90,7 @@ def test_paged_decoding_on_the_gpu(lens, page_size, d, g, n_splits):
     assert rel_err(out["O"].reshape(arrays[0].shape), paged_attention_fp64(*arrays)) <= TOL
 
 
-@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if k != "fa2_mma"])  # fa2_mma: below, in 16 bits
+@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if k not in ("fa2_mma", "fa2_pipe")])  # 16-bit: below
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
@@ -129,6 +129,42 @@ def test_fa2_mma_causal_against_a_cache_of_another_length_on_the_gpu(n, n_kv):
     assert (out["O"][:, : max(0, n - n_kv)] == 0).all()
     if n_kv:
         assert rel_err(out["O"], attention_fp64(q, k, v, causal=True)[0]) <= MMA_TOL["fp16"]
+
+
+@pytest.mark.parametrize("swizzle", [1, 0])
+@pytest.mark.parametrize("stages", [1, 2])
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("d", [16, 64, 128])
+@pytest.mark.parametrize("n", [1, 130, 1000])
+@pytest.mark.parametrize("dtype", half.DTYPES)
+def test_fa2_pipe_on_the_gpu(dtype, n, d, causal, stages, swizzle):
+    """cp.async, its waits, the swizzle (or padding) and dynamic shared memory for real (98,304 bytes at d = 128 and
+    2 stages: past 48 KiB, so launch.py must set the attribute): fa2_mma's tolerances."""
+    q, k, v = qkv(3, n, d, kernel="fa2_pipe", dtype=dtype)
+    out = launch.run("fa2_pipe", q, k, v, causal=causal, dtype=dtype, stages=stages, swizzle=swizzle)
+    o_ref, lse_ref = attention_fp64(q, k, v, causal=causal)
+    assert rel_err(out["O"], o_ref) <= MMA_TOL[dtype]
+    assert lse_err(out["L"], lse_ref) <= TOL
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+@pytest.mark.parametrize("n, n_kv", [(130, 65), (1000, 4096), (4096, 1000), (1, 130), (9, 0)])
+def test_fa2_pipe_causal_against_a_cache_of_another_length_on_the_gpu(n, n_kv, stages):
+    q, k, v = qkv(2, n, 128, kernel="fa2_pipe", n_kv=n_kv)
+    out = launch.run("fa2_pipe", q, k, v, causal=True, stages=stages)
+    assert (out["O"][:, : max(0, n - n_kv)] == 0).all()
+    if n_kv:
+        assert rel_err(out["O"], attention_fp64(q, k, v, causal=True)[0]) <= MMA_TOL["fp16"]
+
+
+@pytest.mark.parametrize("stages", [1, 2])
+def test_fa2_pipe_gpu_and_cpu_shim_agree(stages):
+    """As fa2_mma's: to the format's roundoff (the sums' order may differ), not to the bit."""
+    q, k, v = qkv(2, 130, 64, kernel="fa2_pipe", dtype="bf16")
+    gpu = launch.run("fa2_pipe", q, k, v, causal=True, dtype="bf16", stages=stages)
+    host = cpu.run("fa2_pipe", q, k, v, causal=True, dtype="bf16", stages=stages)
+    assert rel_err(gpu["O"], host["O"].astype(np.float64)) <= 2 * half.UNIT_ROUNDOFF["bf16"]
+    assert lse_err(gpu["L"], host["L"].astype(np.float64)) <= TOL
 
 
 @pytest.mark.parametrize("dtype", half.DTYPES)

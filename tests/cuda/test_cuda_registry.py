@@ -67,7 +67,7 @@ def names(record):
     """What names a kernel: its name, its algorithm's name, its launches' entry points (fa2_bwd_preprocess)."""
     d = 64
     entries = {n.partition("<")[0] for n in kernels.instances(record.name, record.default_tiles(d), d)}
-    return {record.name, record.algorithm} | entries
+    return ({record.name, record.algorithm} - {None}) | entries  # a kernel may run no algorithm of attention/
 
 
 def test_the_code_that_finds_a_name_finds_it_in_code_and_not_in_prose(tmp_path):

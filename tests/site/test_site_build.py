@@ -214,7 +214,8 @@ def test_math_is_prerendered_as_mathml_with_textcolor_and_the_palettes_classes(b
     assert text.count("<math") == 3 and text.count('<math display="block"') == 1
     assert 'class="kv-math"><math display="block"' in text  # a display formula is a block of its own
     assert "color:#1d4ed8" in text and "color:#047857" in text
-    assert '<msub class="kv-c-q"><mi>Q</mi><mi>i</mi></msub>' in text  # the palette's macro: its colour's class
+    # the palette's macro: its colour's class (and the figure's slot it stands for: extensions/math_symbols)
+    assert '<msub class="kv-c-q" data-kv-slot="Qi"><mi>Q</mi><mi>i</mi></msub>' in text
     assert "<mfrac><mi>a</mi><mi>b</mi></mfrac>" in text  # typeset, not the source
     assert "katex" not in text  # no KaTeX left: no classes, no stylesheet, no fonts
     assert "$" not in text_of(re.search(r"<article.*</article>", text, re.S).group(0))

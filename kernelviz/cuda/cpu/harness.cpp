@@ -4,11 +4,13 @@
 //
 // Built with -DKV_FILE="path/to/kernel.cu" and -DKV_ENTRIES="E(name<...>) E(...)", the template instances to
 // build (as kernels.plan names them, e.g. E(fa2<32, 32, 64>)).
-// argv: schedule threads, then the buffers: their count, and for each its name, element type (f: float, h: 16-bit
-// fp16/bf16 bits, i: int), elements and role (i: input, o: output); then the launches: their count, and for each its
-// template instance, grid x y z, the buffer to watch during it (-1: none; see below), and its arguments: their count
-// and each as bK (buffer K), iV (int V) or fV (float V), in the order of its __global__ signature.
-// stdin: the inputs' bytes, in order; stdout: the outputs' bytes, in order.
+// argv: schedule[:copies] threads, then the buffers: their count, and for each its name, element type (f: float,
+// h: 16-bit fp16/bf16 bits, i: int), elements and role (i: input, o: output); then the launches: their count, and for
+// each its template instance, grid x y z, bytes of dynamic shared memory a block, the buffer to watch during it (-1:
+// none; see below), and its arguments: their count and each as bK (buffer K), iV (int V) or fV (float V), in the
+// order of its __global__ signature. copies (cpu/async.h): "late", or "random=SEED" (the default: random=0).
+// stdin: the inputs' bytes, in order; stdout: the outputs' bytes, in order; the last line of stderr, after a run that
+// succeeds: "counters: ldmatrix_phases=P ldmatrix_wavefronts=W" (cpu/warp.h).
 //
 // Every buffer sits between two guard zones filled with a NaN pattern, and every output starts filled with it:
 // a read past an input gives NaN in the answer, and a write past a buffer, or an output element never written,
@@ -113,12 +115,14 @@ struct Value {
 struct Call {
     std::string name;
     dim3 grid, block;
+    size_t dynamic_bytes = 0;
     kvshim::Schedule schedule;
     std::vector<Value> args;
 };
 
 template <typename... Params, size_t... I>
 void invoke(void (*kernel)(Params...), const Call& c, std::index_sequence<I...>) {
+    kvshim::dynamic_bytes = c.dynamic_bytes;
     kvshim::launch(kernel, c.grid, c.block, c.schedule, c.args[I].template as<Params>(c.name, I)...);
 }
 
@@ -160,7 +164,14 @@ int main(int argc, char** argv) {
     }
     try {
         Words w{argc, 1, argv};
-        std::string schedule = w.next();
+        std::string schedule = w.next(), copies = "random=0";
+        if (auto colon = schedule.find(':'); colon != std::string::npos) {
+            copies = schedule.substr(colon + 1);
+            schedule = schedule.substr(0, colon);
+        }
+        if (copies == "late") kvshim::copies_mode = kvshim::Copies::late;
+        else if (copies.rfind("random=", 0) == 0) kvshim::copies_seed = std::stoull(copies.substr(7));
+        else throw std::runtime_error("copies must be late or random=SEED, not " + copies);
         auto order = schedule == "forward"    ? kvshim::Schedule::forward
                      : schedule == "backward" ? kvshim::Schedule::backward
                                               : kvshim::Schedule::threads;
@@ -178,6 +189,7 @@ int main(int argc, char** argv) {
             c.grid = {unsigned(w.number()), unsigned(w.number()), unsigned(w.number())};
             c.block = {threads, 1, 1};
             c.schedule = order;
+            c.dynamic_bytes = size_t(w.number());
             long watch = w.number();
             for (long j = 0, args = w.number(); j < args; j++) {
                 std::string a = w.next();
@@ -215,6 +227,8 @@ int main(int argc, char** argv) {
         if (!ok) return 3;
         for (auto& b : buffers)
             if (b.output) b.write();
+        std::fprintf(stderr, "counters: ldmatrix_phases=%ld ldmatrix_wavefronts=%ld\n",
+                     kvshim::counters.ldmatrix_phases.load(), kvshim::counters.ldmatrix_wavefronts.load());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s\n", e.what());
         return 2;

@@ -22,6 +22,10 @@
 // Schedule::threads a barrier per warp; under forward and backward the lane hands its turn on, and the warp's lanes
 // run again once all of them have arrived. Threads at barriers that can never all be reached (a lane at
 // __syncthreads() while the rest of its warp waits at a collective) are a deadlock: reported, exit status 5.
+//
+// Copies in flight (cpu/async.h): cp.async lands later than it is issued, at random points or as late as its
+// wait_group allows; each block gets fresh dynamic shared memory (kvshim::dynamic_bytes, the host's third launch
+// parameter). ldmatrix counts its shared-memory wavefronts (cpu/warp.h: `counters`).
 #pragma once
 
 #include <algorithm>
@@ -36,6 +40,8 @@
 #include <stdexcept>
 #include <thread>
 #include <vector>
+
+#include "async.h"
 
 #define __global__
 #define __device__
@@ -177,6 +183,8 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                 if (schedule == Schedule::threads) sync = std::make_unique<Concurrent>(n);
                 else sync = std::make_unique<Turns>(n, schedule == Schedule::backward);
                 std::vector<WarpSlots> slots((n + WARP - 1) / WARP);
+                shared_begin();
+                uint64_t serial = (uint64_t(bz) * grid.y + by) * grid.x + bx;
                 std::vector<std::thread> threads;
                 for (int t = 0; t < n; t++)
                     threads.emplace_back([&, t] {
@@ -186,17 +194,23 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                         thread_rank = t;
                         warp_slots = slots.data();
                         collectives = 0;
+                        copies_begin(serial, t);
                         sync->begin(t);
                         kernel(args...);
+                        copies_end();
                         sync->end(t);
                     });
                 for (auto& thread : threads) thread.join();
+                shared_end();
             }
 }
 
 }  // namespace kvshim
 
-inline void __syncthreads() { kvshim::sync_now->wait(kvshim::thread_rank); }
+inline void __syncthreads() {
+    kvshim::copies_may_land();
+    kvshim::sync_now->wait(kvshim::thread_rank);
+}
 
 namespace kvshim {
 

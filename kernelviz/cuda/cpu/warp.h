@@ -13,12 +13,21 @@
 // _Float16; bf16 by adding to the float's bits); mma multiplies exactly (a product of two fp16 or bf16 values fits
 // in a float) and sums in double, rounded to float once: the hardware sums in an order and precision the ISA does
 // not specify, so this is one valid reading of it.
+//
+// ldmatrix also counts what shared memory pays for it (`counters`): each .x4 is 4 phases of 8 lanes' 16-byte rows
+// (one 8×8 matrix a phase), and a phase takes as many wavefronts as the most distinct 4-byte words one of the 32
+// banks must give (swizzle.h's geometry, from kernelviz/cuda/swizzle.py, whose `wavefronts` is the same count):
+// 1 when its 8 rows fall in distinct banks. A row address that is not 16-byte aligned is reported (exit status 6).
 #pragma once
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 #include "fragments.h"
+#include "../swizzle.h"  // kernelviz/cuda/swizzle.h, beside the kernels
 
 namespace kvshim {
 
@@ -30,6 +39,7 @@ inline int lane_id() { return thread_rank % WARP; }
 inline const uint32_t (*exchange(const void* mine, int count))[16] {
     auto& slot = warp_slots[thread_rank / WARP].words[collectives++ & 1];
     std::memcpy(slot[lane_id()], mine, 4 * count);
+    copies_may_land();
     sync_now->warp_wait(thread_rank);
     return slot;
 }
@@ -66,11 +76,45 @@ inline uint32_t pack_half2(float lo, float hi, bool bf16) {
 
 inline uint16_t half_of(uint32_t word, int i) { return uint16_t(i % 2 ? word >> 16 : word & 0xffff); }
 
+// What the launches so far cost shared memory: ldmatrix phases, and the wavefronts they took (conflict-free: equal).
+struct Counters {
+    std::atomic<long> ldmatrix_phases{0}, ldmatrix_wavefronts{0};
+};
+inline Counters counters;
+
+// Wavefronts of one phase: the 16-byte rows at `rows` (byte addresses), the most distinct words in one bank.
+inline int wavefronts(const uintptr_t (&rows)[KV_PHASE_ROWS]) {
+    int most = 1;
+    for (int b = 0; b < KV_BANKS; b++) {
+        uintptr_t words[KV_PHASE_ROWS * KV_CHUNK_BYTES / KV_BANK_BYTES];
+        int distinct = 0;
+        for (uintptr_t at : rows)
+            for (uintptr_t w = at / KV_BANK_BYTES; w < (at + KV_CHUNK_BYTES) / KV_BANK_BYTES; w++)
+                if (int(w % KV_BANKS) == b && std::find(words, words + distinct, w) == words + distinct) words[distinct++] = w;
+        most = std::max(most, distinct);
+    }
+    return most;
+}
+
 // ldmatrix.sync.aligned.m8n8.x4{.trans}.shared.b16: this lane gives the address of one 16-byte row.
 inline void ldmatrix_x4(uint32_t (&r)[4], const void* row, bool trans) {
-    uint32_t mine[4];
+    auto at = reinterpret_cast<uintptr_t>(row);
+    if (at % KV_CHUNK_BYTES) {
+        std::fprintf(stderr, "ldmatrix: lane %d's row address %p is not 16-byte aligned\n", lane_id(), row);
+        std::fflush(stderr);
+        std::_Exit(6);
+    }
+    uint32_t mine[6];
     std::memcpy(mine, row, 16);  // read now: this lane issues the load
-    auto rows = exchange(mine, 4);
+    std::memcpy(mine + 4, &at, sizeof at);
+    auto rows = exchange(mine, 4 + sizeof at / 4);
+    if (lane_id() == 0)  // once a warp: its 4 phases
+        for (int phase = 0; phase < 4; phase++) {
+            uintptr_t addresses[KV_PHASE_ROWS];
+            for (int k = 0; k < KV_PHASE_ROWS; k++) std::memcpy(&addresses[k], rows[phase * KV_PHASE_ROWS + k] + 4, sizeof at);
+            counters.ldmatrix_phases++;
+            counters.ldmatrix_wavefronts += wavefronts(addresses);
+        }
     const auto& from = trans ? KV_LDMATRIX_TRANS : KV_LDMATRIX;  // (lane whose row, column in it) of each element
     uint16_t h[8];
     for (int i = 0; i < 8; i++) h[i] = half_of(rows[from[lane_id()][i][0]][from[lane_id()][i][1] / 2], from[lane_id()][i][1]);
