@@ -130,7 +130,8 @@ def place_sram(groups, top, grow=PHONE):
             for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
                 s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
             reg_y -= 0.8
-        group_bottom = reg_y + 0.3 if rows else top - tall - 0.4 - dropped
+        room = (grow - 1) * 0.4 if tall > SLOT_HEIGHT else 0.0  # a taller row: its captions' growth on a phone
+        group_bottom = reg_y + 0.3 if rows else top - tall - 0.4 - dropped - room
         owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
         if owned:
             group_bottom, texts = place_owners(owned, group_bottom - 0.45)  # the word Registers clear of captions
