@@ -405,7 +405,7 @@ def test_fa2_backward_dq_is_read_from_hbm_and_written_back_darker_at_every_tile_
         assert page.counter(add) - page.counter(read) == tile
         start, end = page.items(read, "start"), page.items(read, "end")
         (flown,) = [i for i in moved(page, read) if start[i]["label"] == "dQ0"]
-        (hbm,) = {box(i) for i in page.items("write D,dQ i=0") if i["label"] == "dQ0" and i["w"] > 0}  # zeroed
+        (hbm,) = {box(i) for i in page.items("write Δ,dQ i=0") if i["label"] == "dQ0" and i["w"] > 0}  # zeroed
         assert box(start[flown]) == hbm and box(end[flown]) != hbm
         end = page.items(add, "end")
         (back,) = [i for i in moved(page, add) if end[i]["label"] == "dQ0"]

@@ -38,6 +38,7 @@
 import '../figure/figure.css';
 import '../figure/answers.css';
 import '../page/layout.css';
+import '../page/unseen.css';
 import '../page/print.css';
 import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
