@@ -62,6 +62,7 @@ def build_pages(tmp_path_factory, stand_in_runtime):
             (folder / f"{slug}.md").write_text(text, encoding="utf-8")
         for slug, title in LINKED.items():
             (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\n---\n\nA stand-in.\n")
+        shutil.copy(PAGES / "gpu-primer.md", folder)  # the sections the prerequisites link to
         out = folder.parent / f"{folder.name}-site"
         build(folder, out, strict=True, web_dist=stand_in_runtime, log=None)
         built = Built({slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources})
