@@ -16,9 +16,9 @@ COMMANDS = {
     "serve": "kernelviz.commands.serve",
     "build": "kernelviz.commands.build",
     "run": "kernelviz.commands.run",
-    "trace": "kernelviz.attention.cli",
-    "roofline": "kernelviz.roofline.cli",
-    "verify": "kernelviz.cuda.cli",
+    "trace": "kernelviz.commands.trace",
+    "roofline": "kernelviz.commands.roofline",
+    "verify": "kernelviz.commands.verify",
     "bench": "kernelviz.commands.bench",
 }
 

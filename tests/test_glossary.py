@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from kernelviz import glossary
-from kernelviz.attention import cli
+from kernelviz.commands import trace as cli
 from kernelviz.cuda import kernels
 
 ROOT = Path(__file__).resolve().parents[1]

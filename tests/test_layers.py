@@ -27,12 +27,11 @@ PY_LAYERS = [  # bottom first
     ["site leaves"],  # the site's small parts that know no page: tokens, highlighting, names, diagnostics
     ["site extensions"],  # the Markdown rules, one a file
     ["site"],  # the builder's stages, the pages, the server
-    ["commands"],  # the command line: kernelviz.cli, commands/, and each package's cli.py
+    ["commands"],  # the command line: kernelviz.cli and commands/, one module a sub-command
 ]
 PY_COMPONENTS = [  # (glob of module names, component): the first that matches
     ("kernelviz.cli", "commands"),
     ("kernelviz.__main__", "commands"),  # python -m kernelviz
-    ("kernelviz.*.cli", "commands"),
     ("kernelviz.commands*", "commands"),
     ("kernelviz.glossary", "glossary"),
     ("kernelviz.pie*", "pie"),

@@ -2,7 +2,7 @@
 says its function, the inputs it takes (an `Inputs`: its sizes, how a run draws them, what they count), its options
 (each an `Option`, with its checks), its closed forms (HBM bytes, FLOPs, shared-memory traffic where counted), the
 algorithm it is measured against, its storage dtypes and the extra numbers it offers a page. Each record sits in its
-own module of ``topics/``; ``topics/__init__.py`` lists them, and runs.py, cli.py and the site's ``{{ trace }}``
+own module of ``topics/``; ``topics/__init__.py`` lists them, and runs.py, the trace command and ``{{ trace }}``
 loop over that list instead of switching on names.
 
 The kinds of inputs the records share are here too: attention's q, k, v (`DENSE`), a batch in a paged K/V cache

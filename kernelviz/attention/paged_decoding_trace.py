@@ -2,7 +2,7 @@
 the pool), and the bytes its ledger counts, beside what the same query heads would move with one K/V head each
 (multi-head attention: H_kv = H_q), from the closed form.
 
-Options (cli.py parses them): --seq-lens, --page-size, --H-q, --H-kv (default H_q), --splits (default 1), --d,
+Options (the CLI parses them): --seq-lens, --page-size, --H-q, --H-kv (default H_q), --splits (default 1), --d,
 --dtype, --seed, --sram-budget, --gpu, --json, --save FILE.npz (q, k_pages, v_pages, block_table, seq_lens, o).
 """
 
@@ -14,7 +14,7 @@ from .words import on_gpu, ratio, size
 
 
 def main(args, roofline=None):
-    """Run `args` (cli.py's); `roofline(total_bytes, flops_by_kind)`, given with --gpu, places the run on that GPU's
+    """Run `args` (the CLI's); `roofline(total_bytes, flops_by_kind)`, given with --gpu, places the run on that GPU's
     roofline (``kernelviz.roofline.bound``, which the command line binds: this layer does not import it)."""
     import numpy as np
 

@@ -111,10 +111,11 @@ def place_sram(groups, top, grow=PHONE):
     bottom, labels = top, []
     for slots in groups.values():
         framed = [s for s in slots if s.memory == "sram"]
-        y = top - SLOT_HEIGHT / 2
+        heights = [getattr(s, "height", None) or SLOT_HEIGHT for s in framed]  # tops aligned, the tallest sets the row
+        tall = max(heights, default=SLOT_HEIGHT)
         widths = [s.width or width(s.cols, least=0.25) for s in framed]
-        for s, w, x in zip(framed, widths, spread(widths, 0.2), strict=True):
-            s.x, s.y, s.w, s.h, s.font = x, y, w, SLOT_HEIGHT, FONT if w > 0.5 else SMALL
+        for s, w, h, x in zip(framed, widths, heights, spread(widths, 0.2), strict=True):
+            s.x, s.y, s.w, s.h, s.font = x, top - h / 2, w, h, FONT if w > 0.5 else SMALL
             _cells(s)
         lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL, grow)
         for s, line in zip(framed, lines, strict=True):
@@ -122,14 +123,15 @@ def place_sram(groups, top, grow=PHONE):
         dropped = DROP * max(lines, default=0)
         anonymous = [s for s in slots if s.memory == "reg" and s.owner is None]
         rows = sorted({s.row for s in anonymous})
-        reg_y = top - SLOT_HEIGHT - 0.9 - dropped
+        reg_y = top - tall - 0.9 - dropped
         for r in rows:
             regs = [s for s in anonymous if s.row == r]
             widths = [s.width or 0.7 for s in regs]
             for s, w, x in zip(regs, widths, spread(widths, 0.15), strict=True):
                 s.x, s.y, s.w, s.h, s.font = x, reg_y, w, 0.45, SMALL
             reg_y -= 0.8
-        group_bottom = reg_y + 0.3 if rows else top - SLOT_HEIGHT - 0.4 - dropped
+        room = (grow - 1) * 0.4 if tall > SLOT_HEIGHT else 0.0  # a taller row: its captions' growth on a phone
+        group_bottom = reg_y + 0.3 if rows else top - tall - 0.4 - dropped - room
         owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
         if owned:
             group_bottom, texts = place_owners(owned, group_bottom - 0.45)  # the word Registers clear of captions

@@ -76,16 +76,17 @@ class Figure:
         return tensor
 
     def sram(self, name, rows, cols, kind=None, cells=False, group="block", memory="sram", caption=None, row=0,
-             width=None, itemsize=None):  # fmt: skip
+             width=None, itemsize=None, height=None):  # fmt: skip
         """A slot of `rows` by `cols` in the shared memory of a block (`memory='reg'`: in its registers, drawn
         under it, in register row `row`). `group`: which kernel's blocks have it (a figure of two kernels has
         two). `cells`: it is drawn as rows x cols cells that fill one by one (Sij); ``cells="rows"``: a cell a row
         (Og: a row a head), which the kernel paints with the slot (``fig.update(Og, Og.cells)``). `width`: its width
-        in canvas units, by default from `cols`. `itemsize`: its elements' bytes, when the figure counts SRAM's traffic
-        (see the module docstring)."""
+        in canvas units, by default from `cols`; `height`: its height, by default every slot's (``layout.SLOT_HEIGHT``;
+        a tile whose cells are read one by one needs more). `itemsize`: its elements' bytes, when the figure counts
+        SRAM's traffic (see the module docstring)."""
         slot = Slot(name, 0, 0, 0, 0, memory, None, kind, caption=caption, bytes=rows * cols * (itemsize or 0))
         slot.rows, slot.cols, slot.group, slot.row, slot.width = rows, cols, group, row, width
-        slot.itemsize, slot.owner = itemsize, None
+        slot.itemsize, slot.owner, slot.height = itemsize, None, height
         self.slots.append(slot)
         self.groups.setdefault(group, []).append(slot)
         if cells not in (False, True, "rows"):

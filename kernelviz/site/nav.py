@@ -1,22 +1,26 @@
-"""The navigation: the planned pages in order, each a link when its page exists and "coming" when not.
+"""The book's pages in reading order: the one list the nav, the home page's contents and the tests read.
 
-Positions (front matter ``nav``): 0 the overview, then the kernel pages, numbered as the reader meets them.
-A page with a position beyond the plan joins the nav under its title.
+``PLANNED`` is that list, ``(slug, label)`` a line. A page's place is its index in it: 0 is the overview, shown
+unnumbered; the pages after it are numbered as the reader meets them. A planned page whose Markdown is not written
+yet shows as "coming". Pages carry no number of their own: inserting a page is its ``pages/SLUG.md`` and one line
+here. A page not in the list (the home page, a kernel's source page) is not in the nav.
 """
 
 from dataclasses import dataclass
 
 PLANNED = (
-    (0, "overview", "Overview"),
-    (1, "online-softmax", "Online softmax"),
-    (2, "flash-attention-1", "Flash Attention 1"),
-    (3, "flash-attention-2", "Flash Attention 2"),
-    (4, "flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
-    (5, "flash-attention-2-pipelined", "Flash Attention 2, pipelined"),
-    (6, "flash-attention-2-backward", "Flash Attention 2 backward"),
-    (7, "flash-decoding", "Flash decoding"),
-    (8, "paged-decoding", "Paged decoding"),
+    ("overview", "Overview"),
+    ("gpu-primer", "A GPU in one page"),
+    ("online-softmax", "Online softmax"),
+    ("flash-attention-1", "Flash Attention 1"),
+    ("flash-attention-2", "Flash Attention 2"),
+    ("flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
+    ("flash-attention-2-pipelined", "Flash Attention 2, pipelined"),
+    ("flash-attention-2-backward", "Flash Attention 2 backward"),
+    ("flash-decoding", "Flash decoding"),
+    ("paged-decoding", "Paged decoding"),
 )
+SLUGS = tuple(slug for slug, _ in PLANNED)
 
 
 @dataclass(frozen=True)
@@ -28,28 +32,19 @@ class Entry:
 
     @property
     def text(self):
-        """The label as the nav shows it: kernel pages are numbered."""
+        """The label as the nav shows it: the pages after the overview are numbered."""
         return self.label if self.position == 0 else f"{self.position}. {self.label}"
 
 
 def entries(pages):
-    """The nav Entries for `pages` (the parsed pages of the build), in position order."""
-    by_position = {}
-    for page in pages:
-        position = page.meta.get("nav")
-        if isinstance(position, int) and position not in by_position:
-            by_position[position] = page
-    out = []
-    planned = {position: (slug, label) for position, slug, label in PLANNED}
-    for position in sorted(set(planned) | set(by_position)):
-        page = by_position.get(position)
-        slug, label = planned.get(position, (page.slug if page else "", page.title if page else ""))
-        out.append(Entry(position, page.slug if page else slug, label, page.output if page else None))
-    return out
+    """The nav Entries of the plan, in reading order; `pages` (the parsed pages of the build) say which exist."""
+    written = {page.slug: page for page in pages}
+    return [
+        Entry(position, slug, label, written[slug].output if slug in written else None)
+        for position, (slug, label) in enumerate(PLANNED)
+    ]
 
 
 def by_slug(nav_entries):
-    """{slug: Entry}, planned slugs included (a prerequisite naming a coming page shows it as coming)."""
-    out = {slug: Entry(position, slug, label, None) for position, slug, label in PLANNED}
-    out.update({e.slug: e for e in nav_entries})
-    return out
+    """{slug: Entry} of `nav_entries` (a prerequisite naming a coming page shows it as coming)."""
+    return {e.slug: e for e in nav_entries}

@@ -4,7 +4,7 @@ A page is YAML front matter between ``---`` lines, then Markdown (see ``markdown
 
     title: Flash Attention 2          # the page's h1 and <title> (required)
     description: One block ...        # for link previews (meta description, og:description); else the 1st paragraph
-    nav: 3                            # nav: 0 overview, 1 online softmax, 2 FA1, 3 FA2, 4 FA2 backward, 5 decoding
+    summary: Swap the loops: ...      # the page's line in the home page's contents (its place: nav.PLANNED)
     prerequisites: [How attention works, online-softmax]   # a string that is a page slug becomes a link
     scripts: [explorer]               # extra entry bundles to load: assets/NAME.js
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}            # sizes for {{ trace.EXPR }} (extensions.trace)
@@ -23,7 +23,7 @@ from .diagnostics import BuildError
 FIELDS = {
     "title": str,
     "description": str,
-    "nav": int,
+    "summary": str,
     "prerequisites": list,
     "scripts": list,
     "trace": dict,
@@ -157,7 +157,10 @@ def _checked(meta, page, diagnostics):
         expected = FIELDS.get(key)
         if expected is None:
             known = ", ".join(FIELDS)
-            diagnostics.warn(page.file, page.meta_line, f"unknown front matter field {key!r} (known: {known})")
+            retired = (
+                " (a page's place in the book is its line in kernelviz/site/nav.py's PLANNED)" if key == "nav" else ""
+            )
+            diagnostics.warn(page.file, page.meta_line, f"unknown front matter field {key!r}{retired} (known: {known})")
         elif not isinstance(value, expected) or isinstance(value, bool):
             diagnostics.warn(
                 page.file, page.meta_line, f"front matter {key!r} must be a {expected.__name__}, got {value!r}"

@@ -215,21 +215,48 @@ def nav_html(entries, page, home=True):
 
 
 def prerequisites_html(page, context):
-    """The prerequisites of `page`: a string that is a page slug links to that page (or says it is coming)."""
+    """The prerequisites of `page`, each a link: ``SLUG`` to that page (or "coming", when planned and not written),
+    ``SLUG#SECTION`` to that section of it, shown as the section's heading. Anything else, or a section the page
+    does not have, is a warning at the front matter (strict builds fail on it) and shows as plain text."""
     wanted = page.meta.get("prerequisites") or []
     if not wanted:
         return ""
     known = nav.by_slug(context.nav)
     items = []
     for text in wanted:
-        e = known.get(text)
-        other = context.pages.get(text)
-        if e is None and other is not None:
+        slug, hash_, section = text.partition("#")
+        e, other = known.get(slug), context.pages.get(slug)
+        if hash_:
+            heading = _section(other, section)
+            if heading is None:
+                where = f"{slug}.md has no section #{section}" if other else f"there is no page {slug!r}"
+                has = f" (its sections: {', '.join(i for _, i, _ in other.toc)})" if other else ""
+                context.diagnostics.warn(page.file, page.meta_line, f"prerequisite {text!r}: {where}{has}")
+                items.append(f"<li>{escapeHtml(text)}</li>")
+            else:
+                items.append(
+                    f'<li><a href="{escapeHtml(other.output)}#{escapeHtml(section)}">{escapeHtml(heading)}</a></li>'
+                )
+        elif e is None and other is not None:
             items.append(f'<li><a href="{escapeHtml(other.output)}">{escapeHtml(other.title)}</a></li>')
         elif e is None:
+            context.diagnostics.warn(
+                page.file,
+                page.meta_line,
+                f"prerequisite {text!r} names no page (SLUG) and no section of one (SLUG#SECTION, e.g."
+                " gpu-primer#cuda-essentials)",
+            )
             items.append(f"<li>{escapeHtml(text)}</li>")
         elif e.href is None:
             items.append(f'<li class="kv-coming">{escapeHtml(e.label)} <em class="kv-coming-tag">coming</em></li>')
         else:
             items.append(f'<li><a href="{escapeHtml(e.href)}">{escapeHtml(e.label)}</a></li>')
     return f'<section class="kv-prerequisites"><h2>Prerequisites</h2><ul>{"".join(items)}</ul></section>'
+
+
+def _section(other, section):
+    """The text of the heading of `other` (a Page, or None) whose id is `section`, or None."""
+    for _, id_, inline in other.toc if other else ():
+        if id_ == section:
+            return inline.content
+    return None

@@ -1,7 +1,7 @@
 """The roofline section in Chromium: on each kernel page the reader changes the size form (and, on the pages with
 one, the causal switch) and the plot's points and the table's numbers follow, equal to `kernelviz trace ALGO --gpu
 GPU --json` at those sizes (run here, independent of the page); a realistic preset equals `kernelviz roofline`'s
-table (roofline.cli.table) at N = 4096; without JavaScript the section and its plot are there as built."""
+table (commands.roofline.table) at N = 4096; without JavaScript the section and its plot are there as built."""
 
 import pytest
 from figure_page import SIZE_FORM, open_figure, parse, ragged, wait_applied

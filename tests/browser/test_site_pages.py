@@ -9,18 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kernelviz.site import nav
+
 SLUGS = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "pages").glob("*.md"))
-NAV = [
-    "Overview",
-    "1. Online softmax",
-    "2. Flash Attention 1",
-    "3. Flash Attention 2",
-    "4. Flash Attention 2 on tensor cores",
-    "5. Flash Attention 2, pipelined",
-    "6. Flash Attention 2 backward",
-    "7. Flash decoding",
-    "8. Paged decoding",
-]
+NAV = [label if n == 0 else f"{n}. {label}" for n, (_, label) in enumerate(nav.PLANNED)]  # the book's one list
 
 
 def open_page(page, url):

@@ -1,5 +1,5 @@
 """A mistake on the command line is one message on stderr and exit status 2, never a traceback: what was wrong
-(the argument, the file and line) and what would work. (trace's own mistakes: tests/attention/test_attention_cli.py.)"""
+(the argument, the file and line) and what would work. (trace's own mistakes: tests/commands/test_commands_trace.py.)"""
 
 from pathlib import Path
 

@@ -35,7 +35,7 @@ def built(tmp_path_factory, stand_in_runtime):
         text = path.read_text(encoding="utf-8")
         front = yaml.safe_load(text.split("---\n")[1])
         if path.stem not in PAGES:  # a stand-in, so that the links resolve
-            stub = {k: front[k] for k in ("title", "nav") if k in front}
+            stub = {k: front[k] for k in ("title", "summary") if k in front}
             text = "---\n" + yaml.safe_dump(stub) + "---\n\nA stand-in.\n"
         (folder / path.name).write_text(text, encoding="utf-8")
     out = folder.parent / "site"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from kernelviz.attention.softmax import online_softmax_output
-from tests.pages.kernel_pages import DEFAULTS, KERNEL_PAGES, Page, trace_total
+from tests.pages.kernel_pages import DEFAULTS, KERNEL_PAGES, ROOT, Page, trace_total
 
 
 def cdiv(a, b):
@@ -391,6 +391,7 @@ def test_the_kernel_pages_build_in_strict_mode_with_every_binding_a_key(tmp_path
     folder.mkdir()
     for slug in KERNEL_PAGES:
         shutil.copy(pages(slug).path, folder)
+    shutil.copy(ROOT / "pages" / "gpu-primer.md", folder)  # the sections the prerequisites link to
     result = build(folder, tmp_path / "site", strict=True, log=None)
     assert result.warnings == []
     for slug in KERNEL_PAGES:

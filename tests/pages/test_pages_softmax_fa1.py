@@ -31,7 +31,7 @@ PAGES = ROOT / "pages"
 SOFTMAX_JS = ROOT / "web" / "src" / "softmax"
 NODE = shutil.which("node")
 MINE = ("online-softmax", "flash-attention-1")
-LINKED = {"flash-attention-2": ("Flash Attention 2", 3)}  # pages mine link to: stand-ins in the fixture sites
+LINKED = {"flash-attention-2": "Flash Attention 2"}  # pages mine link to: stand-ins in the fixture sites
 FA1_REGIONS = ("setup", "load_kv", "load_q_carries", "scores", "update", "write_back")
 TRACE = re.compile(r'<span class="kv-trace" title="([^"]*)">([^<]*)</span>')
 
@@ -60,8 +60,9 @@ def build_pages(tmp_path_factory, stand_in_runtime):
         folder = tmp_path_factory.mktemp("pages")
         for slug, text in sources.items():
             (folder / f"{slug}.md").write_text(text, encoding="utf-8")
-        for slug, (title, nav) in LINKED.items():
-            (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\nnav: {nav}\n---\n\nA stand-in.\n")
+        for slug, title in LINKED.items():
+            (folder / f"{slug}.md").write_text(f"---\ntitle: {title}\n---\n\nA stand-in.\n")
+        shutil.copy(PAGES / "gpu-primer.md", folder)  # the sections the prerequisites link to
         out = folder.parent / f"{folder.name}-site"
         build(folder, out, strict=True, web_dist=stand_in_runtime, log=None)
         built = Built({slug: (out / f"{slug}.html").read_text(encoding="utf-8") for slug in sources})

@@ -13,8 +13,8 @@ import yaml
 from kernelviz.attention import flops, formulas
 from kernelviz.attention.words import size
 from kernelviz.cli import main
+from kernelviz.commands.roofline import _seconds, table
 from kernelviz.roofline import GPUS, bound
-from kernelviz.roofline.cli import _seconds, table
 from tests.pages.kernel_pages import KERNEL_PAGES, ROOT, trace_args
 
 

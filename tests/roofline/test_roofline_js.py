@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from kernelviz.commands.roofline import table
 from kernelviz.roofline import GPUS
-from kernelviz.roofline.cli import table
 from kernelviz.site.extensions.roofline import presets
 
 ROOFLINE = Path(__file__).resolve().parents[2] / "web" / "src" / "roofline"
@@ -61,7 +61,7 @@ def spec(page=None):
 
 
 def expected(p):
-    """Python's rows (roofline.cli.table) at the params `p` the JS resolved."""
+    """Python's rows (commands.roofline.table) at the params `p` the JS resolved."""
     itemsize = {"float32": 4, "float16": 2}[p["dtype"]]
     return table(p["N"], p["d"], p["Br"], p["Bc"], p["N_kv"], p["causal"], itemsize, p["batch_heads"], p["splits"])
 

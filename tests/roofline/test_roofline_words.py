@@ -1,6 +1,6 @@
 """The roofline section says bytes and times as `kernelviz roofline` prints them: web/src/roofline/words.js's
 `bytes` equals kernelviz.attention.words.size (binary units: B, KiB, MiB, GiB) and its `time` equals
-kernelviz.roofline.cli._seconds (s, ms, µs, else ns, 3 significant digits), run in node on the same numbers: the
+kernelviz.commands.roofline._seconds (s, ms, µs, else ns, 3 significant digits), run in node on the same numbers: the
 figure's toy sizes (hundreds of bytes, fractions of a nanosecond), the realistic presets' (GiB, ms), the unit
 boundaries, ties, and a seeded sample."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kernelviz.attention.words import size
-from kernelviz.roofline.cli import _seconds
+from kernelviz.commands.roofline import _seconds
 
 WORDS = Path(__file__).resolve().parents[2] / "web" / "src" / "roofline" / "words.js"
 NODE = shutil.which("node")

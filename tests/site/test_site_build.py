@@ -7,6 +7,7 @@ import re
 import pytest
 
 from kernelviz.cuda import regions
+from kernelviz.site import nav
 from kernelviz.site.build import build
 from kernelviz.site.diagnostics import BuildError
 from tests.pages import opened_blocks
@@ -268,21 +269,44 @@ def test_the_table_of_sections_nests_h3_under_h2(build_site):
 
 
 def test_the_nav_lists_the_planned_pages_with_coming_ones_unlinked(build_site):
-    fa2 = page("Text.\n", "title: Flash Attention 2 in full\nnav: 3")
-    _, out = build_site({"index.md": page("Home.\n", "title: Home"), "fa2.md": fa2})
-    nav = re.search(r'<nav class="kv-nav".*?</nav>', (out / "index.html").read_text()).group(0)
-    assert re.findall(r"<li[^>]*>(.*?)</li>", nav) == [
-        '<span>Overview</span> <em class="kv-coming-tag">coming</em>',
-        '<span>1. Online softmax</span> <em class="kv-coming-tag">coming</em>',
-        '<span>2. Flash Attention 1</span> <em class="kv-coming-tag">coming</em>',
-        '<a href="fa2.html">3. Flash Attention 2</a>',
-        '<span>4. Flash Attention 2 on tensor cores</span> <em class="kv-coming-tag">coming</em>',
-        '<span>5. Flash Attention 2, pipelined</span> <em class="kv-coming-tag">coming</em>',
-        '<span>6. Flash Attention 2 backward</span> <em class="kv-coming-tag">coming</em>',
-        '<span>7. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
-        '<span>8. Paged decoding</span> <em class="kv-coming-tag">coming</em>',
-    ]
-    assert 'href="fa2.html" aria-current="page"' in (out / "fa2.html").read_text()
+    """The nav is nav.PLANNED in its order: the written page (the third planned one, whatever it is) a link, numbered
+    by its place; the others coming; a page outside the plan absent."""
+    slug, label = nav.PLANNED[3]
+    written = page("Text.\n", "title: Some title of its own")
+    _, out = build_site({"index.md": page("Home.\n", "title: Home"), f"{slug}.md": written, "extra.md": written})
+    found = re.search(r'<nav class="kv-nav".*?</nav>', (out / "index.html").read_text()).group(0)
+    expected = [f'<span>{nav.PLANNED[0][1]}</span> <em class="kv-coming-tag">coming</em>']
+    expected += [
+        f'<span>{n}. {text}</span> <em class="kv-coming-tag">coming</em>' for n, (_, text) in enumerate(nav.PLANNED)
+    ][1:]
+    expected[3] = f'<a href="{slug}.html">3. {label}</a>'
+    assert re.findall(r"<li[^>]*>(.*?)</li>", found) == expected
+    assert f'href="{slug}.html" aria-current="page"' in (out / f"{slug}.html").read_text()
+    assert "extra.html" not in found
+
+
+def test_the_contents_list_the_plan_with_each_pages_summary(build_site):
+    """The home page's empty contents fence becomes the plan in order, each line its page's summary; a written page
+    without one, or a line written into the fence, is a warning at the fence."""
+    first, second = nav.SLUGS[1], nav.SLUGS[2]
+    home = page("```contents\n```\n", "title: Home")
+    sources = {
+        "index.md": home,
+        f"{first}.md": page("A.\n", "title: A\nsummary: Reads <rows> once."),
+        f"{second}.md": page("B.\n", "title: B"),
+    }
+    result, out = build_site(sources)
+    items = re.findall(
+        r"<li[^>]*>(.*?)</li>",
+        re.search(r'<ol class="kv-contents">.*?</ol>', (out / "index.html").read_text()).group(0),
+    )
+    assert len(items) == len(nav.PLANNED)
+    assert items[1] == f'<a href="{first}.html">1. {nav.PLANNED[1][1]}</a><p>Reads &lt;rows&gt; once.</p>'
+    assert items[0].endswith('<em class="kv-coming-tag">coming</em><p></p>')
+    assert [w.message for w in result.warnings] == [f"contents: page {second!r} has no 'summary' in its front matter"]
+    result, _ = build_site({"index.md": page("```contents\noverview: Old style.\n```\n", "title: Home")})
+    (w,) = [w for w in result.warnings if "fence" in w.message]  # (the folder keeps the pages written above)
+    assert w.line == 5 and "the fence stays empty" in w.message
 
 
 def test_prerequisites_link_page_slugs(build_site):
@@ -295,6 +319,27 @@ def test_prerequisites_link_page_slugs(build_site):
         '<a href="b.html">The B page</a>',
         'Online softmax <em class="kv-coming-tag">coming</em>',
     ]
+
+
+def test_prerequisites_link_sections_and_the_strict_build_fails_on_one_that_does_not_resolve(build_site):
+    """SLUG#SECTION links to the heading of that id, showing the heading; a section the page lacks, a page that is
+    not there, or a bare label, is a warning naming it, and fails a strict build."""
+    b = page("## A GPU's memory: HBM and on-chip SRAM\n\nText.\n", "title: B")
+    a = page("Text.\n", "title: A\nprerequisites: [b#a-gpu-s-memory-hbm-and-on-chip-sram]")
+    result, out = build_site({"a.md": a, "b.md": b}, strict=True)
+    section = re.search(r'<section class="kv-prerequisites">.*?</section>', (out / "a.html").read_text()).group(0)
+    assert re.findall(r"<li[^>]*>(.*?)</li>", section) == [
+        '<a href="b.html#a-gpu-s-memory-hbm-and-on-chip-sram">A GPU\'s memory: HBM and on-chip SRAM</a>'
+    ]
+    assert 'id="a-gpu-s-memory-hbm-and-on-chip-sram"' in (out / "b.html").read_text()
+    for wanted, message in [
+        ("b#banks", "prerequisite 'b#banks': b.md has no section #banks (its sections: a-gpu-s-memory"),
+        ("nosuch#banks", "prerequisite 'nosuch#banks': there is no page 'nosuch'"),
+        ("CUDA essentials", "prerequisite 'CUDA essentials' names no page (SLUG) and no section of one"),
+    ]:
+        bad = page("Text.\n", f"title: A\nprerequisites: [{wanted}]")
+        with pytest.raises(BuildError, match=re.escape(message)):
+            build_site({"a.md": bad, "b.md": b}, strict=True)
 
 
 def test_front_matter_scripts_load_entry_bundles_and_unknown_ones_warn(build_site, line):
@@ -322,9 +367,12 @@ def test_a_page_links_only_the_css_of_the_entries_it_loads(build_site, figure_md
 
 
 def test_front_matter_errors(build_site):
-    result, _ = build_site({"f.md": page("x\n", "title: F\nnav: three\ncolour: red")})
+    result, _ = build_site({"f.md": page("x\n", "title: F\nsummary: [three]\ncolour: red\nnav: 3")})
     messages = " | ".join(w.message for w in result.warnings)
-    assert "'nav' must be a int" in messages and "unknown front matter field 'colour'" in messages
+    assert "'summary' must be a str" in messages and "unknown front matter field 'colour'" in messages
+    assert (
+        "unknown front matter field 'nav' (a page's place in the book is its line in kernelviz/site/nav.py" in messages
+    )
     with pytest.raises(BuildError, match=r"f\.md:\d+: the front matter is not valid YAML"):
         build_site({"f.md": page("x\n", "title: [unclosed")})
 

@@ -190,7 +190,7 @@ def test_a_trace_too_large_for_memory_is_a_warning_at_its_line(build_site, monke
 
     monkeypatch.setattr(footprint, "available", lambda *a, **k: 1 << 30)
     spec = "{algo: standard, N: 16384, d: 64, Br: 64, Bc: 64}"
-    page = f"---\ntitle: B\nnav: 1\ntrace: {spec}\n---\n{{{{ trace.Tr }}}}\n"
+    page = f"---\ntitle: B\nsummary: S\ntrace: {spec}\n---\n{{{{ trace.Tr }}}}\n"
     result, _ = build_site({"b.md": page})
     (w,) = result.warnings
     assert w.line == 4, w

@@ -1,12 +1,12 @@
-"""The home page's list of pages: a fence ```` ```contents ```` whose lines are ``SLUG: description``.
+"""The home page's list of pages: an empty fence ```` ```contents ```` marks where it goes.
 
-It renders the nav's pages in order, each with its description: a link where the page exists, marked "coming"
-where it does not yet (so the home page never has a broken link). A slug the nav does not know is a warning.
+It renders the nav's pages in reading order (``nav.PLANNED``), each with its ``summary`` (front matter): a link where
+the page exists, marked "coming" where it does not yet (so the home page never has a broken link). A written page
+without a summary, or a line inside the fence, is a warning: the list and the summaries have one home each.
 """
 
 from markdown_it.common.utils import escapeHtml
 
-from .. import nav
 from ..tokens import walk
 from . import fence_info
 
@@ -22,20 +22,20 @@ def resolve(page, context):
 
 
 def _render(page, token, line, context):
-    described = {}
-    for n, text in enumerate(token.content.splitlines()):
-        slug, sep, description = text.partition(":")
-        if text.strip() and not sep:
-            context.diagnostics.warn(page.file, line + 1 + n, f"contents: expected 'SLUG: description', got {text!r}")
-        elif sep:
-            described[slug.strip()] = description.strip()
-    entries = context.nav
-    unknown = sorted(set(described) - {e.slug for e in entries} - {s for _, s, _ in nav.PLANNED})
-    for slug in unknown:
-        context.diagnostics.warn(page.file, line, f"contents: no page {slug!r} in the nav")
+    if token.content.strip():
+        context.diagnostics.warn(
+            page.file,
+            line + 1,
+            "contents: the fence stays empty; the order is kernelviz/site/nav.py's PLANNED and each line is its"
+            " page's front matter 'summary'",
+        )
     items = []
-    for e in entries:
-        description = escapeHtml(described.get(e.slug, ""))
+    for e in context.nav:
+        written = context.pages.get(e.slug)
+        summary = written.meta.get("summary", "") if written else ""
+        if written and not summary:
+            context.diagnostics.warn(page.file, line, f"contents: page {e.slug!r} has no 'summary' in its front matter")
+        description = escapeHtml(summary)
         if e.href:
             head = f'<a href="{escapeHtml(e.href)}">{escapeHtml(e.text)}</a>'
             items.append(f"<li>{head}<p>{description}</p></li>")

@@ -28,7 +28,7 @@ def rewrite(href):
 
 def resolve(page, context):
     page.links = []
-    coming = {slug for _, slug, _ in nav.PLANNED} - set(context.pages)
+    coming = set(nav.SLUGS) - set(context.pages)
     for token, line in walk(page.tokens):
         if token.children:
             _mark_coming(token.children, coming)

@@ -5,6 +5,8 @@ the extension its first word names makes of it, one rule for all of them:
                             and its warning names what the trace has)
     {{ roofline }}          alone in a paragraph: the roofline section (``extensions.roofline``), the paragraph
                             replaced by it
+    {{ gpu.h100.sms }}      a figure of the book's GPU table; ``{{ gpus }}`` alone in a paragraph: the table
+                            (``extensions.gpus``)
 
 ``BLOCKS`` maps a first word to the extension that draws a section for a paragraph holding only that placeholder
 (``section(page, context, line)`` -> HTML); ``VALUES`` one to the extension that gives its text
@@ -18,12 +20,12 @@ import re
 from markdown_it.common.utils import escapeHtml
 
 from ..tokens import walk
-from . import roofline, trace
+from . import gpus, roofline, trace
 
 PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
 TOKEN = "kv_trace"  # the placeholder's token type (its first users were trace's numbers)
-BLOCKS = {"roofline": roofline}
-VALUES = {"trace": trace}
+BLOCKS = {"roofline": roofline, "gpus": gpus}
+VALUES = {"trace": trace, "gpu": gpus}
 DEFAULT = trace  # for a first word no extension claims: it says which names there are
 
 

@@ -6,7 +6,7 @@
 //    page: {param: a form size's name (a string) or a fixed value}, sizes: {the form's sizes}, presets: [{key,
 //    label, form: {size: value}, fixed: {param: value}}], measured: null or {machine, gpu, runs: [{algorithm,
 //    dtype, N, N_kv, d, Br, Bc, batch_heads, causal, splits, seconds}]} (kernelviz/roofline/measured.py)}
-// tests/roofline/test_roofline_js.py holds `rows` equal to `kernelviz roofline`'s table (roofline.cli.table).
+// tests/roofline/test_roofline_js.py holds `rows` equal to `kernelviz roofline`'s table (commands.roofline.table).
 import * as bytes from '../explorer/formulas.js';
 import * as flops from './flops.js';
 

@@ -1,5 +1,5 @@
 // Numbers in words for the roofline section (d3-format): one place for how a count, a rate, a time or a ratio reads.
-// Bytes and times read as `kernelviz roofline` prints them (kernelviz.attention.words.size, roofline.cli._seconds):
+// Bytes and times read as `kernelviz roofline` prints them (kernelviz.attention.words.size, commands.roofline._seconds):
 // bytes in binary units (KiB to EiB), times in days, h, min, s, ms, µs or ns, each to 3 significant digits as Python's '.3g'
 // writes them; tests/roofline/test_roofline_words.py holds the two equal.
 import { format } from 'd3-format';

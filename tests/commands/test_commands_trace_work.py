@@ -51,7 +51,7 @@ def test_allow_long_runs_past_the_limit(capsys, monkeypatch):
 
 
 def test_a_run_of_seconds_says_how_long_on_stderr(capsys, monkeypatch):
-    monkeypatch.setattr("kernelviz.attention.cli.ESTIMATE_FROM", 0.0)
+    monkeypatch.setattr("kernelviz.commands.trace.ESTIMATE_FROM", 0.0)
     status, out = trace(capsys, "fa2", "--N", "12", "--d", "4", "--Br", "4", "--Bc", "4", "--causal")
     steps = formulas.tile_interactions(12, 4, 4, causal=True)
     assert steps == 1 + 2 + 3  # the lower triangle of 3 x 3 tiles

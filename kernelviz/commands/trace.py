@@ -32,12 +32,11 @@ import contextlib
 import json
 import math
 
+from kernelviz.attention.algorithm import DENSE
+from kernelviz.attention.runs import REGISTRY, WORK_LIMIT
+from kernelviz.attention.topics import baseline
+from kernelviz.attention.words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 from kernelviz.commands.checks import non_negative, output_file, positive
-
-from .algorithm import DENSE
-from .runs import REGISTRY, WORK_LIMIT
-from .topics import baseline
-from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
 
@@ -130,9 +129,9 @@ def main(args):
 
     import numpy as np
 
-    from . import blocks, footprint, formulas, run
-    from ._inputs import itemsize, stored
-    from .runs import storage
+    from kernelviz.attention import blocks, footprint, formulas, run
+    from kernelviz.attention._inputs import itemsize, stored
+    from kernelviz.attention.runs import storage
 
     if problem := _options_problem(args):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
@@ -272,7 +271,7 @@ ESTIMATE_FROM = 3.0  # seconds of work past which trace says on stderr how long 
 def _work(args, n_kv):
     """A line for stderr about a long run: "error: ..." refusing one past WORK_LIMIT tile steps (without
     --allow-long), how long one of more than ESTIMATE_FROM seconds will take, or None."""
-    from . import runs
+    from kernelviz.attention import runs
 
     sizes = (args.N, args.d, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
     steps = runs.tile_steps(args.algo, args.N, args.Br, args.Bc, n_kv, args.causal, args.batch_heads)
@@ -302,11 +301,10 @@ def _progress(args, n_kv, record, given):
     """A bar of the bytes the run has moved, on a terminal only (``kernelviz.progress``: it shows after a couple of
     seconds and clears itself): the total is the closed form's (the record's, at the `given` sizes), which the
     ledger meets exactly."""
+    from kernelviz.attention import formulas
+    from kernelviz.attention._inputs import itemsize
+    from kernelviz.attention.ledger import observing
     from kernelviz.progress import bar
-
-    from . import formulas
-    from ._inputs import itemsize
-    from .ledger import observing
 
     sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
     extra = {}
@@ -323,7 +321,7 @@ def _progress(args, n_kv, record, given):
 
 def _memory_problem(args, n_kv, footprint):
     """Why this run would not fit in the memory available (a sentence saying what would), or None."""
-    from ._inputs import itemsize
+    from kernelviz.attention._inputs import itemsize
 
     splits = min(args.splits or 4, math.ceil(n_kv / args.Bc))
     item = itemsize(args.dtype)
@@ -345,7 +343,7 @@ def _memory_problem(args, n_kv, footprint):
 
 def _table(report):
     """The report for people: a unit on every number, and each ratio said in the direction it goes."""
-    from ._inputs import itemsize
+    from kernelviz.attention._inputs import itemsize
 
     p = report["params"]
     shown = ("Br", "Bc", "n_splits", "partials", "warps", "causal", "dtype", "p_in_shared")

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from kernelviz.attention.cli import ratio, size
 from kernelviz.cli import main
+from kernelviz.commands.trace import ratio, size
 
 
 def trace(capsys, *argv):

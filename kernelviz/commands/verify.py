@@ -27,7 +27,7 @@ def add_arguments(parser):
 
 
 def main(args):
-    from . import compile, launch, nvrtc, verify
+    from kernelviz.cuda import compile, launch, nvrtc, verify
 
     status = 0
     if args.compile:
@@ -47,7 +47,7 @@ def main(args):
                 if any(r.spill_stores or r.spill_loads for r in rows):
                     print(f"warning: {kernel}.cu spills registers ({compiler})")
         if args.write_report:
-            from . import report
+            from kernelviz.cuda import report
 
             print(f"wrote {report.write()}")
     if args.no_run:

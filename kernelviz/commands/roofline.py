@@ -14,7 +14,7 @@ HELP = "print what bounds each attention algorithm (memory or compute) on each G
 
 
 def add_arguments(parser):
-    from . import GPUS
+    from kernelviz.roofline import GPUS
 
     parser.add_argument("--N", type=positive, required=True, help="query rows (and keys, unless --N-kv)")
     parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
@@ -40,9 +40,8 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
     of its shared-memory traffic (fa2-mma), at its options' defaults."""
     from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
     from kernelviz.attention.topics import REGISTRY
-
-    from . import GPUS, bound
-    from .units import units
+    from kernelviz.roofline import GPUS, bound
+    from kernelviz.roofline.units import units
 
     N_kv = N if N_kv is None else N_kv
     n_splits = min(splits or 4, -(-N_kv // Bc))
@@ -97,7 +96,7 @@ def _takes(storage, algo, dtype):
 
 
 def _text(rows, args):
-    from . import GPUS
+    from kernelviz.roofline import GPUS
 
     head = (
         f"roofline: N={args.N} N_kv={args.N_kv or args.N} d={args.d} Br={args.Br} Bc={args.Bc} "
