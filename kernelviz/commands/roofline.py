@@ -117,7 +117,7 @@ def _text(rows, args):
     lines.append(
         "time: a lower bound (the busiest unit at its peak); TF/s: the FLOP rate a kernel at that bound attains"
     )
-    from .units import words
+    from kernelviz.roofline.units import words
 
     for row in rows:
         for key, answer in row["units"].items():

@@ -187,8 +187,8 @@ def main(args):
     )
     device = None
     if args.gpu is not None:
+        from kernelviz.commands.roofline import family
         from kernelviz.roofline import bound, gpu
-        from kernelviz.roofline.cli import family
         from kernelviz.roofline.units import units
 
         device = gpu(args.gpu)

@@ -70,10 +70,18 @@ def words(answer):
     for unit, u in answer["units"].items():
         name = f"{unit} ({answer['family']})" if unit == TENSOR else unit
         mark = "  <- the bound" if unit == answer["bound"] else ""
-        lines.append(
-            f"  {name:<26}{u['count']:>12.4g} {u['counts']:<13} / {u['rate']:.4g}/s = {_s(u['seconds'])}{mark}"
-        )
+        count, rate = _amount(u["count"], u["counts"]), _amount(u["rate"] / 1e12, u["counts"], "T")
+        lines.append(f"  {name:<26}{count:>22} / {rate}/s = {_s(u['seconds'])}{mark}")
     return lines
+
+
+_SYMBOLS = {"bytes": "B", "matmul FLOPs": "FLOP", "FLOPs": "FLOP", "exponentials": "exp"}
+
+
+def _amount(n, counts, prefix=""):
+    """`n` of what `counts` names, with its unit: "295,936 B", "3.35 TB" (a rate, in tera with `prefix` "T")."""
+    number = f"{n:.3g}" if prefix else f"{n:,}"
+    return f"{number} {prefix}{_SYMBOLS[counts]}"
 
 
 def _s(seconds):

@@ -22,7 +22,7 @@ def test_every_number_below_the_sizes_has_a_unit(capsys):
     for line in body:
         for number in re.finditer(r"(?<!\w)\d[\d,.]*", line):  # not the digits of a name (h100)
             after = line[number.end() :]
-            unit = r"\s?(B|KiB|MiB|GiB|FLOP|FLOP/B|TFLOP/s|ns|µs|ms|s|tiles|blocks|SMs)\b|×"
+            unit = r"\s?(B|KiB|MiB|GiB|FLOP|FLOP/B|TFLOP/s|TB/s|exp|Texp/s|ns|µs|ms|s|tiles|blocks|SMs)\b|×"
             assert re.match(unit, after), f"{number.group()} has no unit in {line!r}"
 
 

@@ -112,8 +112,8 @@ def expected(slug, sizes):
             nbytes = sum(r["total_bytes"] for r in runs)
             work = {kind: sum(r["flops"][kind] for r in runs) for kind in ("matmul", "exp", "other")}
             out[algo] = {gpu: bound(nbytes, work, GPUS[gpu]) for gpu in GPUS}
-        else:  # (the tensor-core page's --warps is its own kernel's; the roofline's fa2 has none)
-            own = [a for n, a in enumerate(args[1:]) if "--warps" not in args[n : n + 2]]
+        else:  # (--warps and --stages are the page's own kernel's; the roofline's fa2 has neither)
+            own = [a for n, a in enumerate(args[1:]) if not {"--warps", "--stages"} & set(args[n : n + 2])]
             out[algo] = {gpu: trace([algo, *own, "--gpu", gpu])["roofline"] for gpu in GPUS}
     return out
 

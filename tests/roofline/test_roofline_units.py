@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from kernelviz.attention import flops, formulas
+from kernelviz.attention.topics import REGISTRY
 from kernelviz.cli import main
 from kernelviz.roofline import GPUS, GPUS_FILE
 from kernelviz.roofline.units import HBM, MUFU, OTHER, SHARED, TENSOR, units
@@ -78,7 +79,7 @@ def test_roofline_json_carries_the_units_of_each_algorithm_on_each_gpu(capsys):
         for answer in row["units"].values():
             assert answer["units"][HBM]["count"] == row["bytes"]
             assert answer["units"][MUFU]["count"] == row["flops"]["exp"]
-            assert (SHARED in answer["units"]) == (row["algorithm"] == "fa2-mma")
+            assert (SHARED in answer["units"]) == (REGISTRY[row["algorithm"]].shared is not None)
     mma = next(row for row in report["algorithms"] if row["algorithm"] == "fa2-mma")
     shared = formulas.fa2_mma_shared(1000, 64, 64, 64, causal=True, itemsize=2)
     assert mma["shared_bytes"] == sum(sl["store"] + sl["load"] for sl in shared.values())
