@@ -74,8 +74,8 @@ def test_every_step_plays_each_action_has_its_cuda_and_the_counter_ends_on_the_l
 
 def test_the_timeline_shows_consumer_1s_softmax_under_consumer_2s_products(page, site_url):
     open_figure(without_python(page), f"{site_url}/{SLUG}.html")
-    softmax, products = page.evaluate(BARS, "1: SFU"), page.evaluate(BARS, "2: tensor cores")
-    own = page.evaluate(BARS, "1: tensor cores")
+    softmax, products = page.evaluate(BARS, "1: SFU"), page.evaluate(BARS, "2: tensor")
+    own = page.evaluate(BARS, "1: tensor")
     assert softmax and products and own
     at_once = [(s, p) for s in softmax for p in products if min(s[1], p[1]) - max(s[0], p[0]) > 1]
     assert at_once, f"no softmax bar of consumer 1 {softmax} meets a product bar of consumer 2 {products}"
