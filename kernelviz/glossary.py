@@ -21,6 +21,8 @@ SIZES = {
     "batch_heads": "independent (batch, head) pairs: batch × heads",
     "causal": "causal masking, bottom-right aligned: 1 (true) or 0 (false)",
     "warps": "FA2 on tensor cores: the warps of a block, each owning ceil(Br / warps) of its query rows",
+    "stages": "pipelined FA2: the K/V buffers of the ring in shared memory (1: every tile waits for its copy)",
+    "gpu": "a figure's timeline: the GPU whose rates time it, 0 = A100, 1 = H100, 2 = H200",
     "rows": "softmax: the rows of scores softmaxed side by side",
     "seq_lens": "paged attention: the length of each sequence of the batch (a list)",
     "L0": "paged attention's figure: the length of sequence 0 (seq_lens[0])",

@@ -52,7 +52,11 @@ def test_the_command_lines_sizes_are_the_glossarys():
     dests = {a.dest for a in parser._actions if a.option_strings and a.type is not None and a.dest != "seed"}
     dests -= {"sram_budget", "save", "gpu"}  # a byte budget, a file and a GPU's name: not sizes
     paged = {"seq_lens", "page_size", "H_q", "H_kv"}
-    assert dests == {"N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads", "warps", *paged} <= set(glossary.SIZES)
+    assert (
+        dests
+        == {"N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads", "warps", "stages", *paged}
+        <= set(glossary.SIZES)
+    )
     flags = {s for a in parser._actions if a.dest in dests for s in a.option_strings}
     assert flags == {"--" + name.replace("_", "-") for name in dests}
 

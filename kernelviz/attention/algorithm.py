@@ -178,6 +178,8 @@ class Algorithm:
     skips_masked: bool = True  # it skips the K/V tiles the causal mask hides entirely (runs.tile_steps)
     passes: int = 1  # the passes over the tiles a run takes: 2 for a backward pass (its forward, then its own)
     lighter: str = ""  # what to run instead when it does not fit in memory (the CLI's advice), or ""
+    observes: bool = False  # its function takes observe=, called with its carries as it runs (runs.run)
+    answers: Callable | None = None  # (Run, observed, [(step key, at)]) -> its figure's values (site.answers)
 
     @property
     def sizes(self):

@@ -88,7 +88,7 @@ def add_arguments(parser):
     parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=positive, dest="sram_budget", help="SRAM bytes a block may use")
-    parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100, h100, h200)")
+    parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100 ... b200)")
     paged = parser.add_argument_group("a paged batch (instead of --N, --N-kv, --Br, --Bc, --causal, --batch-heads)")
     paged.add_argument("--seq-lens", type=_lengths, dest="seq_lens", help="the batch's lengths, e.g. 5,17,9")
     paged.add_argument("--page-size", type=positive, dest="page_size", default=16, help="tokens a page (default 16)")

@@ -37,9 +37,13 @@ from .ledger import Ledger
 KERNEL = "fa2"
 
 
-def flash_attention_2(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None):
+def flash_attention_2(
+    q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None, observe=None
+):
     """Run FlashAttention 2 on q (BH, N, d), k and v (BH, N_kv, d). Returns an AttentionResult with o, lse and
-    the ledger. Raises ValueError naming the argument on bad input, SramBudgetError if a block does not fit."""
+    the ledger. Raises ValueError naming the argument on bad input, SramBudgetError if a block does not fit.
+    `observe`: called as observe(i, j, S=Sij, m=m_i, l=l_i, O=Oi) after block i folds K/V tile j in (the figure's
+    answers show these carries: kernelviz.site.answers)."""
     q, k, v, scale, dt = check_qkv(q, k, v, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     bh, n, d = q.shape
@@ -75,6 +79,8 @@ def flash_attention_2(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
             ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
             Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
             m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, Vj, ledger.flops)
+            if observe is not None:
+                observe(i, j, S=Sij, m=m_i, l=l_i, O=Oi)
         Oi, Li = finish(m_i, l_i, Oi, ledger.flops)  # O[i], L[i] = Oi / l_i, m_i + log(l_i)
         o[:, r0:r1] = Oi.astype(dt)
         lse[:, r0:r1] = Li

@@ -2,20 +2,20 @@
 
 The forward keeps only O and, per query row, L = m + log l, the log of the softmax's denominator. That is enough:
 P = exp(S - L) is the softmax itself, recomputed from Q and K tile by tile. With dP = dO V^T, the softmax's
-Jacobian gives dS = P * (dP - D) where D = rowsum(dO * O) (= rowsum(P * dP), since O = P V), and then
+Jacobian gives dS = P * (dP - Δ) where Δ = rowsum(dO * O) (= rowsum(P * dP), since O = P V), and then
 
     dV = P^T dO,    dQ = scale * dS K,    dK = scale * dS^T Q.
 
 Two kernels, as in the paper and in flash-attn:
 
     preprocess, one block per Br query rows i:
-        load O[i], dO[i];  D[i] = rowsum(dO[i] * O[i]);  write D[i];  write dQ[i] = 0
+        load O[i], dO[i];  Δ[i] = rowsum(dO[i] * O[i]);  write Δ[i];  write dQ[i] = 0
     main, one block per K/V tile j (K and V on the outer loop: dK_j and dV_j stay in SRAM until the end):
         load Kj, Vj;  dKj = 0, dVj = 0
         for each block i of query rows (with causal masking, only blocks with a row that sees a key of tile j):
-            load Qi, dOi, L[i], D[i]
+            load Qi, dOi, L[i], Δ[i]
             Sij = scale * Qi Kj^T;  Pij = exp(Sij - L[i])         (recomputed, never stored)
-            dVj += Pij^T dOi;  dPij = dOi Vj^T;  dSij = Pij * (dPij - D[i])
+            dVj += Pij^T dOi;  dPij = dOi Vj^T;  dSij = Pij * (dPij - Δ[i])
             dQ[i] += scale * dSij Kj                              (an atomic add into HBM: see below)
             dKj += scale * dSij^T Qi
         write dK[j], dV[j]
@@ -26,7 +26,7 @@ is an upper bound on what reaches HBM. Every count of this backward (the ledger,
 ``formulas.fa2_backward``, the CLI, the page and its figure) counts it so. Blocks j add into the same dQ[i] in any
 order (so on a GPU dQ's last bits can change from run to run: flash-attn's deterministic mode avoids that), and dQ
 lives in HBM as float32 (flash-attn's dq_accum) whatever the storage dtype; it is
-returned in float32 (flash-attn converts it in a third kernel, which this model leaves out). D and L are float32;
+returned in float32 (flash-attn converts it in a third kernel, which this model leaves out). Δ and L are float32;
 Q, K, V, O, dO, dK and dV are in the storage dtype; the arithmetic is float32.
 
 A fully masked row (causal with N > N_kv: the first N - N_kv rows see no key) has L = -inf and O = 0: its P is 0,
@@ -34,7 +34,7 @@ so it adds nothing to dK and dV and its dQ row stays 0.
 
 FLOPs (``ledger.flops``, the kinds of ``ledger.Flops``; closed form ``flops.fa2_backward``): the preprocess does 2rd
 other per block of r rows (dO * O, the row sum); each visited tile of r rows and c keys does five products, 10rcd
-matmul (S recomputed, dV, dP, dQ, dK), rc exp (P), and 4rc + 2rd + 3cd other (scale S, S - L, dP - D, P * (..),
+matmul (S recomputed, dV, dP, dQ, dK), rc exp (P), and 4rc + 2rd + 3cd other (scale S, S - L, dP - Δ, P * (..),
 scale and add into dQ, add into dV, scale and add into dK).
 """
 
@@ -64,7 +64,7 @@ def flash_attention_2_backward(
     for name, nbytes in (("Q", q.nbytes), ("K", k.nbytes), ("V", v.nbytes), ("O", o.nbytes), ("dO", do.nbytes)):
         ledger.hbm(name, nbytes)
     ledger.hbm("L", bh * n * STAT_BYTES)
-    ledger.hbm("D", bh * n * STAT_BYTES)
+    ledger.hbm("Δ", bh * n * STAT_BYTES)  # Dao's D; D is the head dimension here
     ledger.hbm("dQ", bh * n * d * DQ_BYTES)
     ledger.hbm("dK", k.nbytes)
     ledger.hbm("dV", v.nbytes)
@@ -78,23 +78,23 @@ def flash_attention_2_backward(
         Qi=Br * d * s,
         dOi=Br * d * s,
         Li=Br * 4,
-        Di=Br * 4,
+        Δi=Br * 4,
         Pij=Br * Bc * 4,
         dSij=Br * Bc * 4,
     )
 
     row_tiles, kv_tiles = tiles(n, Br), tiles(n_kv, Bc)
     f32 = np.float32
-    D = np.empty((bh, n), f32)
+    delta = np.empty((bh, n), f32)  # Δ
     dq = np.empty((bh, n, d), f32)  # dQ in HBM
     for i, (r0, r1) in enumerate(row_tiles):  # preprocess
         at = dict(kernel=PREPROCESS, block=i, heads=bh)
         ledger.read("O", i, (r1 - r0) * d * s, step=0, **at)
         ledger.read("dO", i, (r1 - r0) * d * s, step=0, **at)
-        D[:, r0:r1] = (do[:, r0:r1].astype(f32) * o[:, r0:r1].astype(f32)).sum(-1)
+        delta[:, r0:r1] = (do[:, r0:r1].astype(f32) * o[:, r0:r1].astype(f32)).sum(-1)
         ledger.flops.add(OTHER, 2 * bh * (r1 - r0) * d)  # dO * O, the row sum
         dq[:, r0:r1] = 0
-        ledger.write("D", i, (r1 - r0) * STAT_BYTES, step=0, **at)
+        ledger.write("Δ", i, (r1 - r0) * STAT_BYTES, step=0, **at)
         ledger.write("dQ", i, (r1 - r0) * d * DQ_BYTES, step=0, **at)
 
     visits = [set(visible_tiles(r1, n, n_kv, kv_tiles, causal)) for _, r1 in row_tiles]
@@ -113,16 +113,16 @@ def flash_attention_2_backward(
                 continue
             step += 1
             rows = r1 - r0
-            for name, nbytes in (("Q", rows * d * s), ("dO", rows * d * s), ("L", rows * 4), ("D", rows * 4)):
+            for name, nbytes in (("Q", rows * d * s), ("dO", rows * d * s), ("L", rows * 4), ("Δ", rows * 4)):
                 ledger.read(name, i, nbytes, step=step, **at)
             Qi, dOi = q[:, r0:r1], do[:, r0:r1].astype(f32)
             flops = ledger.flops
             Pij = np.exp(scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, flops) - L[:, r0:r1, None])
             dVj += np.matmul(Pij.transpose(0, 2, 1), dOi)
             dPij = np.matmul(dOi, Vj.transpose(0, 2, 1))
-            dSij = Pij * (dPij - D[:, r0:r1, None])
+            dSij = Pij * (dPij - delta[:, r0:r1, None])
             flops.add(EXP, Pij.size)
-            flops.add(OTHER, 3 * Pij.size + dVj.size)  # S - L, dP - D, P * (...); the add into dVj
+            flops.add(OTHER, 3 * Pij.size + dVj.size)  # S - L, dP - Δ, P * (...); the add into dVj
             flops.matmul(Pij.transpose(0, 2, 1).shape, dOi.shape)
             flops.matmul(dOi.shape, Vj.transpose(0, 2, 1).shape)
             ledger.read("dQ", i, rows * d * DQ_BYTES, step=step, **at)  # the atomic add: read ...

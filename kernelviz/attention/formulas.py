@@ -202,7 +202,7 @@ def fa2(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
 
 
 def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """FA2's backward: a preprocess reads O and dO once, writes D = rowsum(dO * O) and zeroes dQ (float32); the
+    """FA2's backward: a preprocess reads O and dO once, writes Δ = rowsum(dO * O) and zeroes dQ (float32); the
     main kernel (K/V outer) reads K and V once and writes dK and dV once, and at every (K/V tile, Q block) step
     reads Qi, dOi, L_i, D_i and adds into dQ_i atomically: a read and a write of the float32 tile."""
     N_kv = N if N_kv is None else N_kv
@@ -215,7 +215,7 @@ def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=
         "O": rw(h * N * d * s),
         "dO": rw(h * N * d * s + rows * d * s),
         "L": rw(rows * STAT),
-        "D": rw(rows * STAT, h * N * STAT),
+        "Δ": rw(rows * STAT, h * N * STAT),
         "dQ": rw(rows * d * STAT, h * N * d * STAT + rows * d * STAT),
         "dK": rw(0, h * N_kv * d * s),
         "dV": rw(0, h * N_kv * d * s),

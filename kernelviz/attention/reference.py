@@ -15,7 +15,7 @@ A fully masked row (when N > N_kv, the first N - N_kv rows under causal masking)
 the log of an empty sum. (flash-attn stores +inf there for its backward pass; compare finite rows only.)
 
 ``attention_backward_fp64`` is the gradient, in float64, written from the chain rule through each row's softmax
-Jacobian, independently of the backward algorithms (no D = rowsum(dO * O) shortcut): with p = softmax(s) of one row,
+Jacobian, independently of the backward algorithms (no Δ = rowsum(dO * O) shortcut): with p = softmax(s) of one row,
 ds = J dp where J = diag(p) - p p^T is the Jacobian of the softmax and dp = V dO_row; then dV = P^T dO,
 dQ = scale * dS K, dK = scale * dS^T Q. A fully masked row has p = 0, so J = 0 and it contributes nothing.
 """

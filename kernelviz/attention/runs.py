@@ -94,11 +94,12 @@ def storage(algo, dtype=None):
     return dtype
 
 
-def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
+def run(algo, *, seed=0, dtype=None, sram_budget=None, observe=None, **sizes):
     """Run `algo` (a name of ALGORITHMS or SOFTMAX) at `sizes` on random inputs drawn with `seed`; returns a Run.
-    `dtype` (default: ``storage``'s) and `sram_budget` go to the attention algorithms. Raises ValueError for an
-    unknown algorithm or size, a size of the wrong type or below 1, a missing one, a dtype the algorithm does not
-    take, or what the algorithm refuses."""
+    `dtype` (default: ``storage``'s) and `sram_budget` go to the attention algorithms; `observe`, to an algorithm
+    whose record ``observes`` (it reports its carries as it goes: the figure answers' values). Raises ValueError for
+    an unknown algorithm or size, a size of the wrong type or below 1, a missing one, a dtype the algorithm does not
+    take, an observer it does not take, or what the algorithm refuses."""
     sizes, messages = glossary.canonical(sizes, "attention.run")
     for message in messages:
         warnings.warn(message, FutureWarning, stacklevel=2)
@@ -112,6 +113,10 @@ def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
     arrays = inputs.draw(sizes, seed)
     options = {**inputs.options(sizes), **common}
     options.update({o.argument: sizes[o.name] for o in record.options if o.name in sizes})
+    if observe is not None:
+        if not record.observes:
+            raise ValueError(f"observe: {algo} does not report its carries as it runs (its record's observes)")
+        options["observe"] = observe
     return Run(algo, sizes, arrays, record.function(*arrays.values(), **options), common.get("dtype"))
 
 

@@ -7,7 +7,7 @@ in five kernels that each materialize their N x N_kv result, as a framework's au
     dq          block i: for each j read dSij and Kj;  write dQi = scale * sum_j dSij Kj
     dk          block j: for each i read dSij and Qi;  write dKj = scale * sum_i dSij^T Qi
 
-rowsum(P * dP) is FlashAttention's D = rowsum(dO * O) (O = P V), computed here from what the kernel holds. P, dP,
+rowsum(P * dP) is FlashAttention's Δ = rowsum(dO * O) (O = P V), computed here from what the kernel holds. P, dP,
 dS, dQ, dK and dV are stored in the storage dtype; the arithmetic is float32. Causal masking skips no tile (P is 0
 above the diagonal, as the standard forward stored it). P is the forward's, rounded to the storage dtype; it is
 recomputed here from Q and K, which gives the values the standard forward wrote, and counted as the reads of the
@@ -51,7 +51,7 @@ def standard_attention_backward(
         ledger.hbm(name, nbytes)
     ledger.shared("dv", Pij=Br * Bc * s, dOi=Br * d * s, dVj=Bc * d * 4)
     ledger.shared("dp", dOi=Br * d * s, Vj=Bc * d * s, dPij=Br * Bc * 4)
-    ledger.shared("softmax_bwd", Pi=Br * n_kv * 4, dPi=Br * n_kv * 4, Di=Br * 4)
+    ledger.shared("softmax_bwd", Pi=Br * n_kv * 4, dPi=Br * n_kv * 4, Δi=Br * 4)
     ledger.shared("dq", dSij=Br * Bc * s, Kj=Bc * d * s, dQi=Br * d * 4)
     ledger.shared("dk", dSij=Br * Bc * s, Qi=Br * d * s, dKj=Bc * d * 4)
 

@@ -46,7 +46,7 @@ def build(kernel, names, source=None):
         raise RuntimeError("g++ is not installed (Debian: apt-get install g++; it needs C++20's <barrier>)")
     source = (kernels.FOLDER / kernels.FILES[kernel]).read_text() if source is None else source
     entries = " ".join(f"E({name})" for name in sorted(set(names)))
-    headers = [(HERE / name).read_text() for name in ("shim.h", "warp.h", "async.h", "fragments.h", "harness.cpp")]
+    headers = [(HERE / name).read_text() for name in sorted(p.name for p in HERE.glob("*.[hc]*"))]
     headers += kernels.headers().values()
     digest = cache.key(kernel, source, entries, *headers, FLAGS, cache.version(gxx))
     folder = cache.folder()

@@ -23,7 +23,7 @@ KEYWORDS = frozenset(
         "auto bool break case char const constexpr continue default do double else false float for if inline int long "
         "return short signed sizeof static struct template true typename unsigned void while __global__ __device__ "
         "__host__ __shared__ __forceinline__ __restrict__ asm volatile nullptr static_cast reinterpret_cast "
-        "static_assert",
+        "static_assert extern __align__",
     )
 )
 BUILTINS = frozenset(

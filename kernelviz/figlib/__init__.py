@@ -14,7 +14,8 @@
     fig.draw("fa2")
 
 Modules: ``sizing`` (sizes), ``memory`` (slots, tensors, looks), ``record`` (Figure: the actions and steps),
-``layout`` (where things go, from the sizes), ``draw`` (the record as a pie diagram and step list).
+``layout`` (where things go, from the sizes), ``draw`` (the record as a pie diagram and step list), ``answers``
+(what each slot is, whose, and how its content came, for the page to answer a reader who points at it).
 
 Step keys (what bullets ``[step: KEY]`` and CUDA blocks ``step="KEY"`` name): the action, then each loop index
 as name=value, in loop order, e.g. ``load K,V i=0 j=1``. The pages use:

@@ -10,6 +10,9 @@ counter when the figure counts SRAM's traffic (``kv: "smem-bytes"``, ``SRAM <byt
 last, the rows of the tiles in HBM: a tick at each edge of a tile where one row of the matrix ends and the next
 begins, so that a tile of Br rows shows its Br rows (and a ragged last tile its fewer) without a line through its
 label. Step 0 is the figure as it opens: HBM alone, or what ``Figure.start`` made it.
+
+A slot's frame and what it holds carry its facts for the page in their ``kv`` (``answers.facts``: what the slot is,
+whose, and how what it holds got there), which the page shows when the reader points at the slot.
 """
 
 import json
@@ -17,6 +20,7 @@ import json
 from kernelviz import pie
 
 from . import layout, timeline
+from .answers import arrivals, facts
 from .memory import look
 
 ROLES = ("frame", "before", "after", "ring", "caption")
@@ -53,12 +57,13 @@ def slot_items(fig, slot, k, phase):
     if not in_view(slot, step):
         return out
     if slot.frame:
-        out["frame"] = shape(slot, look(stroke="@edge"))
+        out["frame"] = shape(slot, look(stroke="@edge"), kv=facts(fig, slot, k, None))
     if slot.caption:
         out["caption"] = item(slot.x, slot.bottom - 0.25 - slot.caption_drop, label=slot.caption, font=layout.SMALL)
     event = step.events.get(slot)
     if event is None or phase == "end":
-        out["after"] = shape(slot, step.holds.get(slot, slot.holds))
+        held = step.holds.get(slot, slot.holds)
+        out["after"] = shape(slot, held, kv=facts(fig, slot, k)) if held else item()
     elif event.how == "copy":
         src = event.src
         at, size = ((src.x, src.y), (src.w, src.h)) if phase == "start" else (None, None)
@@ -77,7 +82,8 @@ def _still(fig, slot, k):
     """slot_items of a slot step k leaves alone: the same as at an earlier step where it held the same and was as
     much in view (remembered on the figure, so a long kernel draws each look of each slot once)."""
     step = fig.steps[k]
-    key = (slot, id(step.holds.get(slot, slot.holds)), in_view(slot, step))
+    block = step.block[0] if step.block else None  # (its facts name the block that holds it)
+    key = (slot, id(step.holds.get(slot, slot.holds)), in_view(slot, step), block, id(arrivals(fig, k).get(slot)))
     memo = fig.__dict__.setdefault("_drawn", {})
     if key not in memo:
         memo[key] = slot_items(fig, slot, k, "end")
@@ -164,14 +170,18 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 def place(fig):
     """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
-    the rows' ticks, the owners' names [(text, x, y, size, owner)]). First as at the pages' unit, then again with the
-    names that would meet on a phone staggered (``layout.growth`` of the extent laid out last, which the staggered
-    lines make taller: until the growth settles, three rounds at most)."""
+    the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the
+    pages' unit, then again with the names that would meet on a phone staggered (``layout.growth`` of the extent laid
+    out last, which the staggered lines make taller: until the growth settles, three rounds at most)."""
     grow, laid = 1.0, _place(fig, 1.0)
     for _ in range(3):
         texts, frame = laid
         xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
-        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - frame[1][1]))  # (from the word HBM to the caption)
+        bottom = frame[1][1]  # the caption
+        if frame[5] is not None:  # the timeline, right of the registers
+            xs.append(frame[5][0] + frame[5][1])
+            bottom = min(bottom, frame[5][3])
+        more = max(grow, layout.growth(max(xs) - min(xs), 4.2 - bottom))  # (from the word HBM to the bottom)
         if more == grow:
             break
         grow, laid = more, _place(fig, more)
@@ -189,9 +199,10 @@ def _place(fig, grow):
     left = min([s.left for s in fig.slots if s.w] + [-4])
     counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
     time_frame = None
-    if fig.time is not None:  # under the caption (two lines of it), as wide as the memory picture
+    if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
-        time_texts, time_frame, _ = timeline.place(fig.time, left, right, end - 1.5)
+        start = right + 0.4 * grow
+        time_texts, time_frame = timeline.place(fig.time, start, start + 0.8 * (right - left), below - 0.6, grow)
         texts += time_texts
     return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
 

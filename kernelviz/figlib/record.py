@@ -53,7 +53,7 @@ class Figure:
         self.tensors, self.slots, self.groups, self.count = [], [], {}, 0
         self.holds, self.pending, self.block, self.hbm_bytes, self.shared_bytes = {}, {}, None, 0, 0
         self.steps = [Step("start", {}, caption, {}, {}, None, 0)]
-        self.time = None  # the Timeline drawn under the memory picture (``timeline``), if any
+        self.time = None  # the Timeline drawn beside the shared memory and registers (``timeline``), if any
 
     # ---- what the figure is made of ----
 
@@ -111,7 +111,7 @@ class Figure:
         return slot
 
     def timeline(self, lanes, rates, title="time"):
-        """A Timeline (figlib.timeline) under the memory picture: `lanes` [(name, colour)], `rates` {key: count per
+        """A Timeline (figlib.timeline) beside the on-chip memory: `lanes` [(name, colour)], `rates` {key: count per
         second}. Each action scheduled on it (``Timeline.act``) belongs to the step being recorded: drawn filled once
         the player is past that step, outlined in ink at it, an empty frame before it."""
         self.time = Timeline(lanes, rates, title, clock=lambda: len(self.steps))

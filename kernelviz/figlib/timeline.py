@@ -98,27 +98,29 @@ def seconds(t):
     return "0 s"
 
 
-def place(timeline, left, right, top):
-    """Where the timeline goes: the fixed labels [(text, x, y, size)] (its title, each lane's name at its left, the
-    makespan at its right end) and the frame (x0, width, {lane: y of its bar's bottom}); and the bottom of it all.
-    The bars span x0 .. x0 + width, which is `left` .. `right` less the room of the lanes' names."""
+def place(timeline, left, right, top, grow=1.0):
+    """Where the timeline goes: the fixed labels [(text, x, y, size)] (its title, each lane's name at its left) and
+    the frame (x0, width, {lane: y of its bar's bottom}, bottom of it all). The bars span x0 .. x0 + width, which is
+    `left` .. `right` less the room of the lanes' names. `grow`: how many times as wide and tall a label is in canvas
+    units on a phone as at the pages' unit (figlib.layout.growth): the names and the lanes get room for that."""
     names = [name for name, _ in timeline.lanes]
-    room = max(len(n) for n in names) * 0.6 * LABEL_FONT / 44 + 0.15
+    room = grow * max(len(n) for n in names) * 0.5 * LABEL_FONT / 44 + 0.15
     x0, width = left + room, max(1.0, right - left - room)
     texts = [(f"{timeline.title}: {seconds(timeline.makespan)}", left + (right - left) / 2, top - 0.15, 13)]
-    ys, y = {}, top - 0.45
+    pitch = max(LANE_H + LANE_GAP, 0.42 * grow)  # a lane's name, 11 px at a phone's zoom, clear of the next
+    ys, y = {}, top - 0.2 - 0.4 * grow
     for name in names:
         y -= LANE_H
         ys[name] = y
         texts.append((name, left + room / 2 - 0.05, y + LANE_H / 2, LABEL_FONT))
-        y -= LANE_GAP
-    return texts, (x0, width, ys), y - 0.1
+        y -= pitch - LANE_H
+    return texts, (x0, width, ys, y - 0.1)
 
 
 def items(timeline, frame, k, item):
     """The bars at step k (see the module docstring): one item per action, in the order recorded, made by `item`
     (draw.item's signature), each with kv "timeline LANE" (the browser reads the lanes by it)."""
-    x0, width, ys = frame
+    x0, width, ys, _ = frame
     span = timeline.makespan or 1.0
     colour = dict(timeline.lanes)
     out = []

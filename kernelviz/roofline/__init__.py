@@ -11,7 +11,10 @@ exponentials at the fp32 rate, which the special-function units do not reach: bo
 never an estimate. The arithmetic intensity is I = (M + X) / B FLOPs per byte; a point (I, F/t) lies on or under
 the roof min(peak, I * bandwidth) of each GPU.
 
-The GPUs' figures are in ``gpus.json`` beside this file, each with the vendor document it comes from.
+The GPUs' figures are in ``gpus.json`` beside this file, each with the document it comes from. Beside the roofs it
+holds per-unit rates (``RATES``): the boost clock, dense tensor-core FLOP/s by PTX instruction family, special-function
+(MUFU) results and shared-memory bytes per clock per SM; the GPU's properties turn them into per-second and per-SM rates
+(``sfu_ops_per_s = sms * sfu_ops_per_clock_per_sm * clock_hz`` and so on).
 """
 
 import json
@@ -20,6 +23,8 @@ from pathlib import Path
 
 GPUS_FILE = Path(__file__).with_name("gpus.json")
 FIGURES = ("hbm_bytes_per_s", "tensor_flops_per_s", "fp32_flops_per_s", "shared_kib_per_sm", "sms")
+RATES = ("clock_hz", "tensor_flops_per_clock_per_sm", "sfu_ops_per_clock_per_sm", "shared_bytes_per_clock_per_sm")
+BY_INSTRUCTION = "tensor_flops_per_s_by_instruction"
 
 
 @dataclass(frozen=True)
@@ -31,28 +36,67 @@ class GPU:
     fp32_flops_per_s: float
     shared_kib_per_sm: int
     sms: int
-    sources: dict  # figure -> {"title", "url", "as_printed"}
+    sources: dict  # figure -> {"title", "url", "kind", "as_printed"}; "by_instruction.<family>" for the families
+    clock_hz: float = 0.0
+    tensor_flops_per_clock_per_sm: int = 0
+    sfu_ops_per_clock_per_sm: int = 0
+    shared_bytes_per_clock_per_sm: int = 0
+    tensor_flops_per_s_by_instruction: dict = None  # {"mma.sync" | "wgmma" | "tcgen05.mma": dense FLOP/s}
 
     @property
     def ridge(self):
         """FLOPs per byte where the tensor-core roof meets the memory roof."""
         return self.tensor_flops_per_s / self.hbm_bytes_per_s
 
+    @property
+    def sfu_ops_per_s(self):
+        """Special-function results (exp2, log2, reciprocal, ...) per second: sms * per-clock-per-SM * clock."""
+        return self.sms * self.sfu_ops_per_clock_per_sm * self.clock_hz
+
+    @property
+    def shared_bytes_per_s_per_sm(self):
+        """Shared-memory bytes one SM reads or writes per second: bytes per clock per SM * clock."""
+        return self.shared_bytes_per_clock_per_sm * self.clock_hz
+
+    @property
+    def shared_bytes_per_s(self):
+        """Shared-memory bytes per second over all SMs."""
+        return self.sms * self.shared_bytes_per_s_per_sm
+
+    @property
+    def hbm_bytes_per_s_per_sm(self):
+        """One SM's even share of the HBM bandwidth."""
+        return self.hbm_bytes_per_s / self.sms
+
+    def tensor_flops_per_s_per_sm(self, family=None):
+        """One SM's dense fp16/bf16 tensor FLOP/s with instruction `family` (default: the fastest)."""
+        rates = self.tensor_flops_per_s_by_instruction
+        return (rates[family] if family else self.tensor_flops_per_s) / self.sms
+
 
 def load(path=GPUS_FILE):
     """{key: GPU} from the table; ValueError naming the GPU and figure when a figure or its source is missing."""
     table = json.loads(Path(path).read_text())
     sources, gpus = table["sources"], {}
+
+    def cite(key, figure, fig):
+        if fig.get("source") not in sources:
+            raise ValueError(f"{path}: {key}.{figure}: source {fig.get('source')!r} is not in 'sources'")
+        return {**sources[fig["source"]], **{k: v for k, v in fig.items() if k not in ("value", "source")}}
+
     for key, entry in table["gpus"].items():
         values, cited = {}, {}
-        for figure in FIGURES:
+        for figure in FIGURES + RATES:
             if figure not in entry:
                 raise ValueError(f"{path}: {key}: no {figure}")
-            fig = entry[figure]
-            if fig.get("source") not in sources:
-                raise ValueError(f"{path}: {key}.{figure}: source {fig.get('source')!r} is not in 'sources'")
-            values[figure] = fig["value"]
-            cited[figure] = {**sources[fig["source"]], "as_printed": fig["as_printed"]}
+            values[figure] = entry[figure]["value"]
+            cited[figure] = cite(key, figure, entry[figure])
+        families = entry.get(BY_INSTRUCTION) or {}
+        if not families:
+            raise ValueError(f"{path}: {key}: no {BY_INSTRUCTION}")
+        for family, fig in families.items():
+            cited[f"by_instruction.{family}"] = cite(key, f"{BY_INSTRUCTION}.{family}", fig)
+        values[BY_INSTRUCTION] = {family: fig["value"] for family, fig in families.items()}
         gpus[key] = GPU(key, entry["name"], **values, sources=cited)
     return gpus
 

@@ -12,7 +12,7 @@ from .library import OUTPUT, uses_library
 
 FIGLIB = Path(__file__).resolve().parents[1] / "figlib"
 PALETTE = Path(__file__).resolve().parents[1] / "pie" / "palette.json"
-MODULES = ("__init__.py", "sizing.py", "memory.py", "record.py", "layout.py", "draw.py")
+MODULES = ("__init__.py", "sizing.py", "memory.py", "record.py", "layout.py", "draw.py", "answers.py")
 
 
 def pages(site, context, stylesheets):

@@ -12,9 +12,10 @@ PLANNED = (
     (2, "flash-attention-1", "Flash Attention 1"),
     (3, "flash-attention-2", "Flash Attention 2"),
     (4, "flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
-    (5, "flash-attention-2-backward", "Flash Attention 2 backward"),
-    (6, "flash-decoding", "Flash decoding"),
-    (7, "paged-decoding", "Paged decoding"),
+    (5, "flash-attention-2-pipelined", "Flash Attention 2, pipelined"),
+    (6, "flash-attention-2-backward", "Flash Attention 2 backward"),
+    (7, "flash-decoding", "Flash decoding"),
+    (8, "paged-decoding", "Paged decoding"),
 )
 
 

@@ -37,7 +37,7 @@ from urllib.parse import quote
 
 from markdown_it.common.utils import escapeHtml
 
-from . import assets, figures, nav
+from . import answers, assets, figures, nav
 from .extensions import cuda, toc
 
 TEMPLATE = Template((Path(__file__).parent / "templates" / "page.html").read_text(encoding="utf-8"))
@@ -67,6 +67,8 @@ def page_html(page, md, context, stylesheets):
     data = ""
     if (source := cuda.source_data(page)) is not None:
         data += f'<script type="application/json" id="kv-cuda-source">{json_for_html(source)}</script>\n'
+    if (values := answers.table(page)) is not None:  # the figure's values at the page's sizes (site.answers)
+        data += f'<script type="application/json" id="kv-answers">{json_for_html(values)}</script>\n'
     if page.editors:
         editors = [e.to_json() for e in page.editors]
         data += f'<script type="application/json" id="kv-editors">{json_for_html(editors)}</script>\n'

@@ -24,6 +24,8 @@ def pack(scene):
             continue
         common = {}
         for key in dict.fromkeys(k for item in node["items"] for k in item):
+            if not all(key in item for item in node["items"]):  # an optional field (kv): a default would add it
+                continue
             counted = Counter(_key(item[key]) for item in node["items"] if key in item and _plain(item[key]))
             if counted and (top := counted.most_common(1)[0])[1] > 1:
                 common[key] = top[0][1]

@@ -69,7 +69,7 @@ def test_signatures():
         "standard_attention_backward": f"(q, k, v, do, *, {OPTIONS})",
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
-        "flash_attention_2": f"(q, k, v, *, {OPTIONS})",
+        "flash_attention_2": f"(q, k, v, *, {OPTIONS}, observe=None)",  # its carries, for the figure's answers
         "flash_decoding": "(q, k, v, *, "
         + OPTIONS.replace("Bc=64, ", "Bc=64, n_splits=None, partials='unnormalized', ")
         + ")",
@@ -83,7 +83,7 @@ def test_signatures():
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
         "sram_budget=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
-        "run": "(algo, *, seed=0, dtype=None, sram_budget=None, **sizes)",
+        "run": "(algo, *, seed=0, dtype=None, sram_budget=None, observe=None, **sizes)",
         "closed_form": "(algo, *, dtype=None, **sizes)",
     }
     assert attention.Transfer._fields == ("tensor", "tile", "direction", "nbytes", "step", "bh", "kernel", "block")

@@ -202,3 +202,21 @@ def test_the_standard_backward_makes_the_passes_over_n_by_n_its_docstring_says(d
     assert rest == 0
     doc = " ".join(importlib.import_module("kernelviz.attention.standard_backward").__doc__.split())
     assert f"{passes} passes over N * N_kv elements" in doc
+
+
+def test_the_row_sum_of_do_times_o_is_named_delta_as_the_book_names_it():
+    """Δ = rowsum(dO ∘ O) is Δ in the ledger (HBM tensor and SRAM tile) as on the pages; D is only the head
+    dimension, so no tensor or tile of either backward is called D."""
+    q, k, v = qkv(1, 10, 4, 12)
+    fa2 = ALGORITHMS["fa2-backward"](q, k, v, Br=4, Bc=5).ledger
+    std = ALGORITHMS["standard-backward"](q, k, v, Br=4, Bc=5).ledger
+    assert set(fa2.tensor_bytes) == {"Q", "K", "V", "O", "dO", "L", "Δ", "dQ", "dK", "dV"}
+    assert fa2.tensor_bytes["Δ"] == 10 * 4  # one float32 a row
+    assert {t.tensor for t in fa2.transfers if t.kernel == "fa2_bwd_preprocess" and t.direction == "write"} == {
+        "Δ",
+        "dQ",
+    }
+    assert "Δi" in fa2.sram["fa2_bwd"] and "Δi" in std.sram["softmax_bwd"]
+    for ledger in (fa2, std):
+        tiles = {name for block in ledger.sram.values() for name in block}
+        assert not {"D", "Di"} & (set(ledger.tensor_bytes) | tiles)

@@ -106,5 +106,5 @@ def test_fa1_and_the_backward_never_visit_a_block_that_sees_no_key():
     do = np.random.default_rng(1).standard_normal((1, N, D))
     bwd = flash_attention_2_backward(q, k, v, fwd.o, do, fwd.lse, Br=BR, Bc=BC, causal=True)
     main = {(t.tensor, t.tile) for t in bwd.ledger.transfers if t.kernel == "fa2_bwd" and t.direction == "read"}
-    assert {tile for tensor, tile in main if tensor in ("Q", "dO", "L", "D")} == {2}
+    assert {tile for tensor, tile in main if tensor in ("Q", "dO", "L", "Δ")} == {2}
     assert np.all(bwd.dq[0, :8] == 0)

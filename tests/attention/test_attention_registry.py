@@ -78,17 +78,18 @@ def test_no_python_file_of_kernelviz_is_over_400_lines():
     assert long == {}
 
 
-def piped(q, k, v, *, stages=2, **options):
-    """A new algorithm no code of kernelviz names: FA2 (its traffic exactly) with an option of its own."""
+def piped(q, k, v, *, depth=2, **options):
+    """A new algorithm no code of kernelviz names: FA2 (its traffic exactly) with an option of its own (no other
+    record's: fa2-pipe owns stages)."""
     result = flash_attention_2(q, k, v, **options)
-    result.algorithm, result.params = "piped", {**result.params, "stages": stages}
+    result.algorithm, result.params = "piped", {**result.params, "depth": depth}
     return result
 
 
 PIPED = Algorithm(
     name="piped",
     function=piped,
-    options=(Option("stages", int, default=2, stray="{given}: piped's, not {algo}'s", help="stages of the ring"),),
+    options=(Option("depth", int, default=2, stray="{given}: piped's, not {algo}'s", help="depth of the ring"),),
     bytes=formulas.fa2,
     flops=flops.fa2,
     minimum=formulas.compulsory,
@@ -102,31 +103,31 @@ def registered(monkeypatch):
 
 def test_a_new_algorithm_registered_by_its_record_alone_runs_prints_and_is_cited(registered, capsys):
     sizes = dict(N=12, d=4, Br=4, Bc=4, causal=True)
-    done = runs.run("piped", stages=3, **sizes)
-    assert done.result.params["stages"] == 3 and done.sizes["stages"] == 3  # its option reached its function
+    done = runs.run("piped", depth=3, **sizes)
+    assert done.result.params["depth"] == 3 and done.sizes["depth"] == 3  # its option reached its function
     fa2 = formulas.fa2(12, 4, 4, 4, causal=True)
     numbers = done.numbers()
     assert numbers["bytes"]["total"] == formulas.total(fa2)
     standard = formulas.standard(12, 4, 4, 4, causal=True)  # measured against the forward family's baseline
     assert numbers["ratio_standard"] == formulas.total(standard) / formulas.total(fa2)
-    assert numbers["Tr"] == 3 and numbers["stages"] == 3 and "causal" not in numbers
+    assert numbers["Tr"] == 3 and numbers["depth"] == 3 and "causal" not in numbers
     cited = trace.compute({"algo": "piped", **sizes})
     assert cited["bytes"] == numbers["bytes"] and "cuda" not in cited  # no kernel of kernelviz/cuda runs it
     closed = trace.compute({"algo": "piped", **sizes, "closed_form": True})
-    assert closed["bytes"]["total"] == formulas.total(fa2) and closed["stages"] == 2  # its default
-    assert main(["trace", "piped", "--N", "12", "--d", "4", "--Br", "4", "--Bc", "4", "--stages", "5", "--json"]) == 0
+    assert closed["bytes"]["total"] == formulas.total(fa2) and closed["depth"] == 2  # its default
+    assert main(["trace", "piped", "--N", "12", "--d", "4", "--Br", "4", "--Bc", "4", "--depth", "5", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    assert report["algorithm"] == "piped" and report["params"]["stages"] == 5
+    assert report["algorithm"] == "piped" and report["params"]["depth"] == 5
     assert report["total_bytes"] == formulas.total(formulas.fa2(12, 4, 4, 4))
 
 
 def test_a_new_algorithms_option_is_refused_elsewhere_naming_it(registered, capsys):
-    with pytest.raises(ValueError, match="stages: piped's, not fa2's"):
-        runs.run("fa2", N=8, d=4, Br=4, Bc=4, stages=2)
-    assert main(["trace", "fa2", "--N", "8", "--stages", "2"]) == 2
-    assert "--stages: piped's options, not fa2's" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="stages must be at least 1"):
-        runs.run("piped", N=8, d=4, Br=4, Bc=4, stages=0)
+    with pytest.raises(ValueError, match="depth: piped's, not fa2's"):
+        runs.run("fa2", N=8, d=4, Br=4, Bc=4, depth=2)
+    assert main(["trace", "fa2", "--N", "8", "--depth", "2"]) == 2
+    assert "--depth: piped's options, not fa2's" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="depth must be at least 1"):
+        runs.run("piped", N=8, d=4, Br=4, Bc=4, depth=0)
 
 
 def test_the_registry_says_how_to_add_one():

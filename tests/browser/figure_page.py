@@ -17,6 +17,7 @@ KERNEL_PAGES = [
     "flash-attention-1",
     "flash-attention-2",
     "flash-attention-2-tensor-cores",
+    "flash-attention-2-pipelined",
     "flash-attention-2-backward",
     "flash-decoding",
     "paged-decoding",

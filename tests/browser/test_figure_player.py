@@ -62,6 +62,8 @@ def test_keys_move_through_the_steps_and_the_url_follows(browser, url, labels):
     page.wait_for_timeout(300)
     assert current(page) == stopped
     assert page.locator(".kv-live").text_content() == labels[stopped]
+    box = page.locator(".kv-live").bounding_box()  # read out, not seen (web/src/page/unseen.css)
+    assert box["width"] <= 1 and box["height"] <= 1
     page.locator("#kv-figure .kv-settings summary").click()  # folded at first
     page.locator("input[name=unit]").focus()  # keys typed into a field stay there
     page.keyboard.press("ArrowRight")

@@ -16,9 +16,10 @@ NAV = [
     "2. Flash Attention 1",
     "3. Flash Attention 2",
     "4. Flash Attention 2 on tensor cores",
-    "5. Flash Attention 2 backward",
-    "6. Flash decoding",
-    "7. Paged decoding",
+    "5. Flash Attention 2, pipelined",
+    "6. Flash Attention 2 backward",
+    "7. Flash decoding",
+    "8. Paged decoding",
 ]
 
 

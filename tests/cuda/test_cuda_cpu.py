@@ -200,7 +200,7 @@ def test_fa2_backward_matches_reference(n, d, causal):
     """Tolerance TOL (1e-5 of max |reference|) on each of D, dQ, dK, dV; measured: under 1e-6."""
     q, k, v, o, do, lse = inputs(2, n, d, seed=3, kernel="fa2_bwd", causal=causal)
     out = cpu.run("fa2_bwd", q, k, v, o, do, lse, causal=causal)
-    assert rel_err(out["D"], (do.astype(np.float64) * o).sum(-1)) <= TOL
+    assert rel_err(out["Delta"], (do.astype(np.float64) * o).sum(-1)) <= TOL
     for name, ref in zip(("dQ", "dK", "dV"), attention_backward_fp64(q, k, v, do, causal=causal), strict=True):
         assert rel_err(out[name], ref) <= TOL, name
 

@@ -77,7 +77,7 @@ def test_fa2_backward_on_the_gpu(n, d, causal):
     out = launch.run("fa2_bwd", q, k, v, o, do, lse, causal=causal)
     for name, ref in zip(("dQ", "dK", "dV"), attention_backward_fp64(q, k, v, do, causal=causal), strict=True):
         assert rel_err(out[name], ref) <= TOL, name
-    assert rel_err(out["D"], (do.astype(np.float64) * o).sum(-1)) <= TOL
+    assert rel_err(out["Delta"], (do.astype(np.float64) * o).sum(-1)) <= TOL
 
 
 @pytest.mark.parametrize("n_splits", [1, 3, 16])

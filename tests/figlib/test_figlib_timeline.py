@@ -136,13 +136,17 @@ def test_the_figure_draws_a_bar_per_action_and_highlights_the_current_steps():
 
 def test_unit_rates_are_gpus_json_shares_of_an_sm():
     table = json.loads(rates.GPUS_FILE.read_text())["gpus"]
+    value = lambda gpu, name: table[gpu][name]["value"]  # noqa: E731
     got, name = rates.unit_rates("a100")
-    a100 = table["a100"]
-    assert name == a100["name"]
-    assert got["hbm"] == a100["hbm_bytes_per_s"]["value"] / 108
+    assert name == table["a100"]["name"]
+    assert got["hbm"] == value("a100", "hbm_bytes_per_s") / 108
     assert got["tensor"] == pytest.approx(312e12 / 108)
-    # the A100's FP32 peak is 64 lanes x 2 FLOPs x 108 SMs x 1.41 GHz: 16 exp2 a clock is 1/8 of it an SM
-    assert got["sfu"] == pytest.approx(19.5e12 / 8 / 108)
+    assert got["sfu"] == pytest.approx(16 * value("a100", "clock_hz"))  # 16 exp2 a clock an SM
+    assert got["smem"] == pytest.approx(128 * value("a100", "clock_hz"))  # 32 banks of 4 bytes a clock
+    # the H100 runs mma.sync at 2/3 of its wgmma peak (the table's figure, from the FA3 paper)
+    h100, _ = rates.unit_rates("h100")
+    assert h100["tensor"] == pytest.approx(989.5e12 * 2 / 3 / 132, rel=1e-3)
+    assert rates.unit_rates("h100", instruction="wgmma")[0]["tensor"] == pytest.approx(989.5e12 / 132)
     assert rates.unit_rates(2)[1] == table["h200"]["name"]
     with pytest.raises(ValueError, match="gpu 'v100' is not one of"):
         rates.unit_rates("v100")

@@ -24,6 +24,7 @@ KERNEL_PAGES = {
     "flash-attention-1": "fa1",
     "flash-attention-2": "fa2",
     "flash-attention-2-tensor-cores": "fa2-mma",
+    "flash-attention-2-pipelined": "fa2-pipe",
     "flash-attention-2-backward": "fa2-backward",
     "flash-decoding": "flash-decoding",
     "paged-decoding": "paged-decoding",
@@ -35,6 +36,7 @@ DEFAULTS = {
     "flash-attention-1": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
     "flash-attention-2-tensor-cores": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    "flash-attention-2-pipelined": {"N": 4, "N_kv": 8, "Br": 4, "Bc": 2, "causal": 0, "stages": 2, "gpu": 0},
     "flash-attention-2-backward": {"N": 8, "Br": 4, "Bc": 4},
     "flash-decoding": {"N": 16, "Bc": 4, "splits": 2},
     "paged-decoding": {"L0": 5, "L1": 9, "page_size": 4, "H_q": 2, "splits": 2},
@@ -52,6 +54,11 @@ def trace_args(slug, sizes, d=4):
         lens, page = f"{sizes['L0']},{sizes['L1']}", str(sizes["page_size"])
         return [algo, "--seq-lens", lens, "--page-size", page, "--H-q", str(sizes["H_q"]), "--H-kv", "1",
                 "--splits", str(sizes["splits"]), "--d", str(d), "--json"]  # fmt: skip
+    if algo == "fa2-pipe":  # the pipelined figure: a warp for every 2 rows, its stages; the GPU changes no count
+        causal = ["--causal"] if sizes.get("causal") else []
+        return [algo, "--N", str(sizes["N"]), "--N-kv", str(sizes["N_kv"]), "--d", str(d), "--Br", str(sizes["Br"]),
+                "--Bc", str(sizes["Bc"]), *causal, "--warps", str(-(-sizes["Br"] // 2)), "--stages",
+                str(sizes["stages"]), "--dtype", "float16", "--json"]  # fmt: skip
     if algo in ("fa1", "fa2", "fa2-backward", "fa2-mma"):
         n_kv, causal = sizes.get("N_kv", sizes["N"]), ["--causal"] if sizes.get("causal") else []
         # the tensor-core figure: a warp for every 2 rows of Br (its R), in float16

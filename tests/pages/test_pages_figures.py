@@ -23,6 +23,9 @@ def step_count(slug, s):
         return 1 + cdiv(s["N"], s["Br"]) * (2 + 3 * cdiv(s["N_kv"], s["Bc"]) + 1)  # zoom, load Q, 3 a tile, write
     if slug == "flash-attention-2-tensor-cores":  # zoom, load Q, ldmatrix Q, 4 a tile, write
         return 1 + cdiv(s["N"], s["Br"]) * (3 + 4 * cdiv(s["N_kv"], s["Bc"]) + 1)
+    if slug == "flash-attention-2-pipelined":  # zoom, load Q, ldmatrix Q, 3 a tile, an issue a tile past the prologue
+        tc = cdiv(s["N_kv"], s["Bc"])
+        return 1 + cdiv(s["N"], s["Br"]) * (3 + 3 * tc + max(0, tc - s["stages"] + 1) + 1)
     if slug == "flash-attention-1":
         return 2 + cdiv(s["N_kv"], s["Bc"]) * (1 + 4 * cdiv(s["N"], s["Br"]))  # init; per K,V tile: load, 4 a block
     if slug == "flash-decoding":
@@ -46,6 +49,10 @@ SIZES = {
         {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},
         {"N": 12, "N_kv": 5, "Br": 6, "Bc": 4, "causal": 0},
         {"N": 5, "N_kv": 5, "Br": 2, "Bc": 3, "causal": 0},
+    ],
+    "flash-attention-2-pipelined": [
+        {"N": 7, "N_kv": 11, "Br": 3, "Bc": 3, "causal": 0, "stages": 1, "gpu": 2},  # warps of 2 and 1 rows, 1 stage
+        {"N": 9, "N_kv": 6, "Br": 4, "Bc": 2, "causal": 0, "stages": 3, "gpu": 1},  # a deeper ring
     ],
     "flash-attention-2-tensor-cores": [
         {"N": 10, "N_kv": 10, "Br": 4, "Bc": 4, "causal": 0},  # the last block of one warp
@@ -405,7 +412,7 @@ def test_fa2_backward_dq_is_read_from_hbm_and_written_back_darker_at_every_tile_
         assert page.counter(add) - page.counter(read) == tile
         start, end = page.items(read, "start"), page.items(read, "end")
         (flown,) = [i for i in moved(page, read) if start[i]["label"] == "dQ0"]
-        (hbm,) = {box(i) for i in page.items("write D,dQ i=0") if i["label"] == "dQ0" and i["w"] > 0}  # zeroed
+        (hbm,) = {box(i) for i in page.items("write Δ,dQ i=0") if i["label"] == "dQ0" and i["w"] > 0}  # zeroed
         assert box(start[flown]) == hbm and box(end[flown]) != hbm
         end = page.items(add, "end")
         (back,) = [i for i in moved(page, add) if end[i]["label"] == "dQ0"]

@@ -43,6 +43,16 @@ def test_the_backward_math_writes_delta_for_rowsum_of_do_times_o():
     assert [tex for tex in formulas if re.search(r"(?<![\\\w])D(?!\w)", tex)] == ["D"]  # "Dao writes it $D$", once
 
 
+def test_the_backward_steps_name_delta_not_d():
+    """The backward page's step keys (the figure's, the bullets' and the CUDA blocks' that play them) say Δ where
+    they name rowsum(dO ∘ O): a step key's bare D would read as the head dimension."""
+    text = (ROOT / "pages" / "flash-attention-2-backward.md").read_text(encoding="utf-8")
+    keys = re.findall(r"fig\.step\('([^']+)'", text) + re.findall(r"\[step: ([^\]]+?)(?: \w+=\d+)*\]", text)
+    keys += re.findall(r'step="([^"]+?)(?: \w+=\d+)*"', text)
+    assert {"write Δ,dQ", "load Q,dO,L,Δ"} <= set(keys)
+    assert [k for k in keys if re.search(r"(?<!\w)D(?!\w)", k)] == []
+
+
 def test_the_online_softmax_figure_names_its_carries_m_l_and_o():
     page = Page("online-softmax")
     captions = {i["label"] for i in page.figure["items"] if i["w"] == i["h"] == 0}

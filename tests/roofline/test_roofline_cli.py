@@ -31,7 +31,7 @@ def test_trace_gpu_bound_comes_from_the_measured_ledger(capsys, algo):
 
 def test_trace_names_an_unknown_gpu(capsys):
     assert main(["trace", "fa2", "--N", "8", "--d", "4", "--gpu", "tpu"]) == 2
-    assert "gpu: expected one of a100, h100, h200, got 'tpu'" in capsys.readouterr().err
+    assert "gpu: expected one of a100, h100, h200, b200, got 'tpu'" in capsys.readouterr().err
 
 
 def test_trace_table_says_the_bound(capsys):

@@ -213,7 +213,8 @@ def test_math_is_prerendered_as_mathml_with_textcolor_and_the_palettes_classes(b
     assert text.count("<math") == 3 and text.count('<math display="block"') == 1
     assert 'class="kv-math"><math display="block"' in text  # a display formula is a block of its own
     assert "color:#1d4ed8" in text and "color:#047857" in text
-    assert '<msub class="kv-c-q"><mi>Q</mi><mi>i</mi></msub>' in text  # the palette's macro: its colour's class
+    # the palette's macro: its colour's class (and the figure's slot it stands for: extensions/math_symbols)
+    assert '<msub class="kv-c-q" data-kv-slot="Qi"><mi>Q</mi><mi>i</mi></msub>' in text
     assert "<mfrac><mi>a</mi><mi>b</mi></mfrac>" in text  # typeset, not the source
     assert "katex" not in text  # no KaTeX left: no classes, no stylesheet, no fonts
     assert "$" not in text_of(re.search(r"<article.*</article>", text, re.S).group(0))
@@ -276,9 +277,10 @@ def test_the_nav_lists_the_planned_pages_with_coming_ones_unlinked(build_site):
         '<span>2. Flash Attention 1</span> <em class="kv-coming-tag">coming</em>',
         '<a href="fa2.html">3. Flash Attention 2</a>',
         '<span>4. Flash Attention 2 on tensor cores</span> <em class="kv-coming-tag">coming</em>',
-        '<span>5. Flash Attention 2 backward</span> <em class="kv-coming-tag">coming</em>',
-        '<span>6. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
-        '<span>7. Paged decoding</span> <em class="kv-coming-tag">coming</em>',
+        '<span>5. Flash Attention 2, pipelined</span> <em class="kv-coming-tag">coming</em>',
+        '<span>6. Flash Attention 2 backward</span> <em class="kv-coming-tag">coming</em>',
+        '<span>7. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
+        '<span>8. Paged decoding</span> <em class="kv-coming-tag">coming</em>',
     ]
     assert 'href="fa2.html" aria-current="page"' in (out / "fa2.html").read_text()
 

@@ -31,7 +31,8 @@ def test_prose_math_uses_the_macros_and_the_css_is_written(build_site):
     body = r"Carry $\kvm{m_i}$ and $\kvl{l_i}$." + "\n\n$$\n\\kvo{O_i} = x\n$$\n\nBut $\\class{evil}{x}$.\n"
     result, out = build_site({"m.md": page(body)})
     text = (out / "m.html").read_text()
-    assert '<msub class="kv-c-m">' in text and '<msub class="kv-c-l">' in text and '<msub class="kv-c-o">' in text
+    for name, slot in (("m", "mi"), ("l", "li"), ("o", "Oi")):  # (tagged with the figure's slot: math_symbols)
+        assert f'<msub class="kv-c-{name}" data-kv-slot="{slot}">' in text
     assert 'class="evil"' not in text, "only the palette's classes are trusted"
     (untrusted,) = result.warnings  # \class{evil} is refused: a warning, and the formula shown as its source
     assert "\\class{evil}" in untrusted.message and '<code class="kv-math-error">' in text

@@ -20,3 +20,13 @@ def test_values_that_only_look_alike_stay_apart_and_refs_are_never_defaults():
     assert json.dumps(back, sort_keys=True) == json.dumps(scene, sort_keys=True)  # 0 is not false, 12.0 not 12
     assert [type(i["x"]) for i in back["nodes"][0]["items"]] == [int, int, bool, int]
     assert scene_file.unpack(scene) is scene  # a plain Scene is read as it is
+
+
+def test_an_optional_field_shared_by_some_items_is_not_made_a_default():
+    """A timeline's bars share one kv ("timeline copies"); the items without kv must not get it back from unpack."""
+    from kernelviz.site import scene_file
+
+    items = [{"x": 0, "fill": "none"}, {"x": 0, "fill": "none", "kv": "timeline copies"},
+             {"x": 1, "fill": "none", "kv": "timeline copies"}]  # fmt: skip
+    scene = {"nodes": [{"id": "d", "kind": "diagram", "items": items}]}
+    assert scene_file.unpack(scene_file.pack(scene)) == scene

@@ -1,8 +1,8 @@
-"""FA2's backward (fa2_bwd.cu): fa2_bwd_preprocess (grid (ceil(N / Br), BH)) writes D = rowsum(dO * O) and zeroes
+"""FA2's backward (fa2_bwd.cu): fa2_bwd_preprocess (grid (ceil(N / Br), BH)) writes Delta = rowsum(dO * O) and zeroes
 dQ; fa2_bwd (grid (ceil(N / Bc), BH)) walks the Q tiles for each K/V tile, writes dK and dV, and adds into dQ with
 atomicAdd (blocks share it: the CPU harness watches it). It reads Q, K, V, O, dO (BH, N, D) and L (BH, N), and
-writes D (BH, N), dQ, dK, dV. verify holds each of dQ, dK, dV to TOL by rel_err against attention_backward_fp64 (the
-gradient through the softmax's Jacobian), and D against rowsum(dO * O) in float64, given O and L from the float64
+writes Delta (BH, N), dQ, dK, dV. verify holds each of dQ, dK, dV to TOL by rel_err against attention_backward_fp64 (the
+gradient through the softmax's Jacobian), and Delta against rowsum(dO * O) in float64, given O and L from the float64
 forward, rounded to float32."""
 
 import numpy as np
@@ -30,8 +30,8 @@ def launches(bh, n, d, tiles, threads, n_splits, dtype, smem):
 def arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
     n32 = np.int32(n)  # N_kv = N: the host runs it on square attention, as the forward kernels
     return [
-        ("O", "dO", "D", "dQ", n32),
-        ("Q", "K", "V", "dO", "L", "D", *GRADIENTS, n32, n32, np.float32(scale), np.int32(bool(causal))),
+        ("O", "dO", "Delta", "dQ", n32),
+        ("Q", "K", "V", "dO", "L", "Delta", *GRADIENTS, n32, n32, np.float32(scale), np.int32(bool(causal))),
     ]
 
 
@@ -49,7 +49,7 @@ def error(out, arrays, causal):
     grads = attention_backward_fp64(q, k, v, do, causal=causal)
     d_ref = (do.astype(np.float64) * o).sum(-1)
     errors = [rel_err(out[name], g) for name, g in zip(GRADIENTS, grads, strict=True)]
-    return max(rel_err(out["D"], d_ref), *errors)
+    return max(rel_err(out["Delta"], d_ref), *errors)
 
 
 KERNEL = Kernel(
@@ -60,7 +60,7 @@ KERNEL = Kernel(
     shared_bytes=shared_bytes,
     launches=launches,
     inputs=lambda bh, n, d, n_kv: {name: (bh, n, d) for name in ("Q", "K", "V", "O", "dO")} | {"L": (bh, n)},
-    outputs=lambda bh, n, d, n_splits, tiles: {"D": (bh, n)} | {name: (bh, n, d) for name in GRADIENTS},
+    outputs=lambda bh, n, d, n_splits, tiles: {"Delta": (bh, n)} | {name: (bh, n, d) for name in GRADIENTS},
     arguments=arguments,
     shared_formula="4*(4*Bc*D + 2*Br*D + 2*Br*Bc + 2*Br)",
     error=error,

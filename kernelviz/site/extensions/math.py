@@ -19,6 +19,7 @@ from markdown_it.common.utils import escapeHtml
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 from ..tokens import walk
+from .math_symbols import tag
 
 DISPLAY = {"math_block": True, "math_block_label": True, "math_inline_double": True, "math_inline": False}
 
@@ -111,7 +112,7 @@ def apply(page, found, results, diagnostics):
     character (``check_characters``)."""
     check_characters(page, found, diagnostics)
     for (token, line), result in zip(found, results, strict=True):
-        token.meta["html"] = result.html
+        token.meta["html"] = tag(result.html) if result.html else result.html  # symbols of the figure's slots
         if result.error:
             diagnostics.warn(page.file, line, f"cannot typeset ${token.content.strip()}$: {result.error}")
         for w in result.warnings:

@@ -238,6 +238,25 @@ SOURCES = {
         "NVIDIA, 2009",
         "https://www.nvidia.com/content/PDF/fermi_white_papers/NVIDIA_Fermi_Compute_Architecture_Whitepaper.pdf",
     ),
+    "ptx-cp-async": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: cp.async, cp.async.commit_group and cp.async.wait_group",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async",
+    ),
+    "cuda-async-copy": Source(
+        "NVIDIA",
+        "CUDA C++ Programming Guide: asynchronous data copies (memcpy_async, cp.async) and the arithmetic "
+        "instructions' throughput per SM",
+        "NVIDIA documentation",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#asynchronous-data-copies",
+    ),
+    "cute-swizzle": Source(
+        "NVIDIA CUTLASS contributors",
+        "CuTe: Swizzle<BBits, MBase, SShift> (include/cute/swizzle.hpp)",
+        "CUTLASS on GitHub",
+        "https://github.com/NVIDIA/cutlass/blob/main/include/cute/swizzle.hpp",
+    ),
     "cuda-guide": Source(
         "NVIDIA",
         "CUDA C++ Programming Guide: shared memory, synchronization and the memory hierarchy",

@@ -14,6 +14,7 @@ import { FigureTools } from '../figure/ui/figure-tools.js';
 import { Follow } from '../figure/ui/follow.js';
 import { SettingsPanel } from '../figure/ui/settings-panel.js';
 import { StepList } from '../figure/ui/step-list.js';
+import { zoomButtons } from '../figure/ui/zoom.js';
 import { nodesById } from '../figure/values.js';
 
 globalThis.document = documentShim;
@@ -46,6 +47,7 @@ globalThis.kvRenderFigure = ({ scene, step, width, height, title }) => {
   if (drawing.steps) {
     const list = new StepList(stillPlayer(shown), drawing.steps, box, dock);
     new FigureTools(list.bar, {}, new Follow()); // (never pressed at build time)
+    list.scrubber.root.append(...zoomButtons());
   }
   const parts = { svg: drawing.canvas.svg, settings: panel.root, dock };
   for (const part of Object.values(parts)) part.setAttribute('data-prerendered', '');

@@ -36,13 +36,17 @@
 // performance.mark('kv:runtime-start') marks this module starting, 'kv:figure-ready' the figure drawn and playable,
 // 'kv:text-bound' the text's part done.
 import '../figure/figure.css';
+import '../figure/answers.css';
 import '../page/layout.css';
+import '../page/unseen.css';
 import '../page/print.css';
 import '../page/clipboard.css';
 import { Figure } from '../figure/figure.js';
 import { readHash } from '../figure/page/hash.js';
 import { unpackScene } from '../figure/page/packed-scene.js';
 import { Sizes } from '../figure/page/sizes.js';
+import { valuesTable } from '../figure/page/answers-values.js';
+import { wireSymbols } from '../figure/ui/symbols.js';
 import { SizesForm } from '../figure/page/sizes-form.js';
 import { keyboardBullets } from '../page/bullets.js';
 import { focusableScrollers } from '../page/scrollables.js';
@@ -128,6 +132,7 @@ function startFigure(figure, moments) {
     const drawn = !problem && figure && document.getElementById('kv-scene') && (await ownScene(figure, scene, built));
     if (problem) figure.showError(problem);
     sizes = drawn ? sizesOf(figure) : null;
+    if (figure) figure.valuesOf = valuesTable(document, () => (sizes ? sizes.shown() : {}), () => figure.drawing?.steps?.map((s) => s.key));
     const follow = (state = readHash()) => {
       if (sizes) return sizes.follow(state); // other sizes are drawn first, then the step shown
       const k = state?.step ?? null;
@@ -179,6 +184,8 @@ function bindText(figure, moments, started) {
   // once the Scene is drawn (its steps are what the text binds to: bound before, every bullet would show as gone)
   started.then(() => {
     figure?.bindText();
+    const text = document.getElementById('kv-text');
+    if (figure && text) wireSymbols(text, figure.hover);
     performance.mark('kv:text-bound');
   });
   Promise.all([started, figure?.ready]).then(([linked]) => {

@@ -1,5 +1,6 @@
-// The figure of a page: a Scene drawn into the page's <aside class="kv-figure">, with its step list, settings
-// panel, keys, URL and page bindings. `setScene` checks a Scene and redraws, keeping the current step when the new
+// The figure of a page: a Scene drawn into the page's <aside class="kv-figure">, with its step list (and scrubber),
+// settings panel, keys, URL and page bindings, its answers (ui/hover.js: what a slot holds, by pointer, tap or
+// keyboard) and the reader's zoom (ui/zoom.js). `setScene` checks a Scene and redraws, keeping the current step when the new
 // scene still has it; a scene that cannot be drawn shows why in the canvas instead of any part of a figure.
 // The first step list drives the player; it plays on the diagram it names (other diagrams show their items).
 // A page built with its figure drawn (<div class="kv-canvas"><svg data-prerendered>, kernelviz/site/figure_svg.py)
@@ -24,6 +25,8 @@ import { Follow } from './ui/follow.js';
 import { bindKeys } from './ui/keys.js';
 import { SettingsPanel } from './ui/settings-panel.js';
 import { StepList } from './ui/step-list.js';
+import { Hover } from './ui/hover.js';
+import { Zoom, zoomButtons } from './ui/zoom.js';
 import { isRef, nodesById, num } from './values.js';
 
 const reducedMotion = () => matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -57,6 +60,17 @@ export class Figure {
     this.bindings = new Bindings(document, (k) => {
       this.follow.fromBullet();
       this.goTo(k);
+    });
+    this.valuesOf = () => undefined; // (step, slot name) -> its values at the page's sizes: set by the page
+    this.hover = new Hover(this.box, {
+      svg: () => this.canvas?.svg,
+      step: () => this.currentStep(),
+      values: (k, name) => this.valuesOf(k, name),
+    });
+    this.zoom = new Zoom(this.box, () => {
+      if (!this.canvas) return;
+      this.redraw();
+      this.hover.refresh();
     });
     bindKeys(() => this.player, () => this.stepList);
     // The canvas size comes from a ResizeObserver, which reports after the browser's own layout: reading it
@@ -147,9 +161,14 @@ export class Figure {
       this.follow,
     );
     this.fold.place(this.stepList.bar);
+    const row = this.stepList.scrubber.root;
+    if (!row.querySelector('.kv-zoom')) row.append(...zoomButtons());
+    this.zoom.bind(row, this.canvas.svg);
+    this.hover.attach(this.canvas.svg);
     this.player.on('step', (k) => this.stepChanged(k));
     this.player.on('animating', (on) => {
       this.host.dataset.animating = on ? 'true' : 'false';
+      if (!on) this.hover.refresh();
       if (!on) this.stillWaiters.splice(0).forEach((resolve) => resolve());
     });
     this.host.dataset.animating = 'false';
@@ -159,6 +178,7 @@ export class Figure {
   stepChanged(k, byUser = true) {
     this.step = k;
     this.host.dataset.currentStep = String(k);
+    queueMicrotask(() => this.hover.refresh()); // (once the step is drawn)
     if (byUser) this.announced = true;
     if (this.announced) writeHash(k, this.urlSizes());
     this.bindings.mark(k, byUser && this.follow.on); // the text moves only for a reader who follows the steps
@@ -202,7 +222,8 @@ export class Figure {
 
   /** Lay out the canvas and draw every node from the model (after a setting or a point changed). */
   redraw() {
-    this.settingsPanel.show(this.drawing.redraw(...(this.sizeFor || this.size || FALLBACK_SIZE)));
+    const lens = this.sizeFor ? null : this.zoom.lens(); // (a print shows the whole figure)
+    this.settingsPanel.show(this.drawing.redraw(...(this.sizeFor || this.size || FALLBACK_SIZE), lens));
   }
 
   /** Set a canvas setting: the scalar node it refers to, or its literal. */

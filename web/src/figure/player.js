@@ -19,6 +19,7 @@ export class Player {
   constructor(timeline, draw, { duration, reducedMotion, busy = () => null }) {
     Object.assign(this, { timeline, draw, duration, reducedMotion, busy });
     this.current = 0;
+    this.speed = 1; // the scrubber's speed: a step's animation and the pause between steps take 1 / speed as long
     this.shown = null; // the items last drawn
     this.playing = false;
     this.animating = false;
@@ -64,7 +65,7 @@ export class Player {
 
   animate(k) {
     const phases = this.timeline.phases(k);
-    const duration = this.duration();
+    const duration = this.duration() / this.speed;
     const total = totalTime(phases.moving, duration);
     const run = this.run;
     this.show(phases.start);
@@ -129,7 +130,7 @@ export class Player {
     while (still() && this.current < this.timeline.last) {
       const done = await this.reach(this.current + 1);
       if (!done || !still() || this.current >= this.timeline.last) break;
-      await sleep(PAUSE * this.duration());
+      await sleep((PAUSE * this.duration()) / this.speed);
     }
     if (still()) this.pause();
   }

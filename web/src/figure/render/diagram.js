@@ -5,7 +5,8 @@
 // `draw(items)` touches only the items whose object changed since the last draw, and only the attributes that
 // changed, reusing elements, so a frame of an animation costs what moves in it. Colours may be palette names ("@q",
 // see paint). An item's `kv` names what it shows for the page: its <text> carries it as data-kv (e.g. the HBM
-// counter, data-kv="hbm-bytes").
+// counter, data-kv="hbm-bytes"); a slot's facts (`kv` "slot:" + its fields, kernelviz/figlib/answers.py) go on
+// its <g> instead, as data-slot, for the figure's answers (../ui/answers.js) to read.
 import { setLabel } from './label.js';
 import { el, paint, px, set, setBox } from '../../lib/svg.js';
 
@@ -59,7 +60,9 @@ export class DiagramView {
     } else if (part.rect) {
       show(part.rect, false);
     }
-    if (it.label || it.kv) part.text ||= el('text', {}, part.g);
+    const slot = it.kv?.startsWith('slot:') ? it.kv.slice(5) : null;
+    set(part.g, 'data-slot', slot);
+    if (it.label || (it.kv && !slot)) part.text ||= el('text', {}, part.g);
     if (it.label) {
       const [cx, cy] = [(it.x + it.w / 2) * unit, -(it.y + it.h / 2) * unit];
       const box = isBox ? [Math.abs(it.w * unit), Math.abs(it.h * unit)] : null;
@@ -69,6 +72,6 @@ export class DiagramView {
     } else if (part.text) {
       show(part.text, false);
     }
-    if (part.text) set(part.text, 'data-kv', it.kv ?? null);
+    if (part.text) set(part.text, 'data-kv', slot ? null : (it.kv ?? null));
   }
 }

@@ -7,6 +7,14 @@ import { fit } from './fit.js';
 import { shapeView } from './shapes.js';
 import { settingsOf } from '../values.js';
 
+/** The fitted `view` seen through `lens` (see Drawing.redraw). */
+function lensed(view, lens) {
+  if (!lens) return view;
+  const zoom = view.zoom * lens.scale;
+  const centre = [view.centre[0] - lens.pan[0] / zoom, view.centre[1] - lens.pan[1] / zoom];
+  return { ...view, zoom, centre, minFont: view.minFont / lens.scale };
+}
+
 export class Drawing {
   /** Views of `model`'s nodes (`byId`: its nodes by id) on a new Canvas in `box`, its grid pattern named `gridId`;
    * `drag(element, id)` makes a visible point draggable. `bound` is the diagram the first step list plays on ({view,
@@ -45,11 +53,14 @@ export class Drawing {
     this.view = { ...view, unit, minFont: Math.ceil(view.minFont * 100) / 100 };
   }
 
-  /** Lay out the canvas at `width` × `height` px and draw every node from the model; returns the settings. */
-  redraw(width, height) {
+  /** Lay out the canvas at `width` × `height` px and draw every node from the model; returns the settings. `lens`
+   * ({scale, pan: [x, y] screen px}, the reader's zoom: ui/zoom.js; null: none) magnifies the fitted view about the
+   * canvas's centre and moves it, the least font divided by its scale, so that labels keep their least size on screen. */
+  redraw(width, height, lens = null) {
     const settings = this.settings();
-    const { minFont } = this.view;
-    this.canvas.layout(settings, width, height, this.view);
+    this.shown = lensed(this.view, lens);
+    const { minFont } = this.shown;
+    this.canvas.layout(settings, width, height, this.shown);
     for (const view of this.views) view.update(this.byId, settings.unit, minFont);
     for (const d of this.diagrams) d.view.draw(d.items, settings.unit, minFont);
     return settings;
@@ -58,7 +69,7 @@ export class Drawing {
   /** Draw the bound diagram's `items` (a state of its step list). */
   drawBound(items) {
     this.bound.items = items;
-    this.bound.view.draw(items, this.settings().unit, this.view.minFont);
+    this.bound.view.draw(items, this.settings().unit, (this.shown ?? this.view).minFont);
   }
 
   remove() {

@@ -4,6 +4,7 @@
 // anywhere else it docks again. By keyboard: the grip's Enter/Space floats or docks it, arrow keys move it. Its bar
 // (`bar`, the ←▶→ row) ends with the figure's tools (ui/figure-tools.js), which the figure appends.
 import { h } from '../../lib/dom.js';
+import { Scrubber } from './scrubber.js';
 
 const NUDGE_PX = 16;
 
@@ -25,7 +26,8 @@ export class StepList {
     ));
     this.buttons = steps.map((step, k) => h('button', { type: 'button', 'data-goto': k, onclick: () => player.goTo(k) }, step.label));
     this.list = h('ol', { class: 'kv-step-items', start: 0 }, ...this.buttons.map((b) => h('li', {}, b)));
-    this.root = h('section', { class: 'kv-steps', 'aria-label': 'Steps of the figure' }, bar, this.list);
+    this.scrubber = new Scrubber(player, steps); // (a row of its own: the bar is full at a phone's width)
+    this.root = h('section', { class: 'kv-steps', 'aria-label': 'Steps of the figure' }, bar, this.scrubber.root, this.list);
     this.live = h('div', { class: 'kv-live', 'aria-live': 'polite', role: 'status' });
     dock.append(this.root, this.live);
     this.steps = steps;
