@@ -13,9 +13,10 @@ PLANNED = (
     (3, "flash-attention-2", "Flash Attention 2"),
     (4, "flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
     (5, "flash-attention-2-pipelined", "Flash Attention 2, pipelined"),
-    (6, "flash-attention-2-backward", "Flash Attention 2 backward"),
-    (7, "flash-decoding", "Flash decoding"),
-    (8, "paged-decoding", "Paged decoding"),
+    (6, "flash-attention-3", "FlashAttention-3 on Hopper"),
+    (7, "flash-attention-2-backward", "Flash Attention 2 backward"),
+    (8, "flash-decoding", "Flash decoding"),
+    (9, "paged-decoding", "Paged decoding"),
 )
 
 

@@ -17,9 +17,10 @@ NAV = [
     "3. Flash Attention 2",
     "4. Flash Attention 2 on tensor cores",
     "5. Flash Attention 2, pipelined",
-    "6. Flash Attention 2 backward",
-    "7. Flash decoding",
-    "8. Paged decoding",
+    "6. FlashAttention-3 on Hopper",
+    "7. Flash Attention 2 backward",
+    "8. Flash decoding",
+    "9. Paged decoding",
 ]
 
 

@@ -278,9 +278,10 @@ def test_the_nav_lists_the_planned_pages_with_coming_ones_unlinked(build_site):
         '<a href="fa2.html">3. Flash Attention 2</a>',
         '<span>4. Flash Attention 2 on tensor cores</span> <em class="kv-coming-tag">coming</em>',
         '<span>5. Flash Attention 2, pipelined</span> <em class="kv-coming-tag">coming</em>',
-        '<span>6. Flash Attention 2 backward</span> <em class="kv-coming-tag">coming</em>',
-        '<span>7. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
-        '<span>8. Paged decoding</span> <em class="kv-coming-tag">coming</em>',
+        '<span>6. FlashAttention-3 on Hopper</span> <em class="kv-coming-tag">coming</em>',
+        '<span>7. Flash Attention 2 backward</span> <em class="kv-coming-tag">coming</em>',
+        '<span>8. Flash decoding</span> <em class="kv-coming-tag">coming</em>',
+        '<span>9. Paged decoding</span> <em class="kv-coming-tag">coming</em>',
     ]
     assert 'href="fa2.html" aria-current="page"' in (out / "fa2.html").read_text()
 

@@ -52,7 +52,7 @@ def test_nav_entries_fill_the_plan_and_add_pages_beyond_it():
         return Page(None, f"{slug}.md", slug, "", meta=meta)
 
     entries = nav.entries(
-        [p("flash-decoding", nav=7, title="Kernel visualization: Flash Decoding"), p("extra", nav=9, title="Extra")]
+        [p("flash-decoding", nav=8, title="Kernel visualization: Flash Decoding"), p("extra", nav=10, title="Extra")]
     )
     assert [(e.position, e.text, e.href) for e in entries] == [
         (0, "Overview", None),
@@ -61,10 +61,11 @@ def test_nav_entries_fill_the_plan_and_add_pages_beyond_it():
         (3, "3. Flash Attention 2", None),
         (4, "4. Flash Attention 2 on tensor cores", None),
         (5, "5. Flash Attention 2, pipelined", None),
-        (6, "6. Flash Attention 2 backward", None),
-        (7, "7. Flash decoding", "flash-decoding.html"),
-        (8, "8. Paged decoding", None),
-        (9, "9. Extra", "extra.html"),
+        (6, "6. FlashAttention-3 on Hopper", None),
+        (7, "7. Flash Attention 2 backward", None),
+        (8, "8. Flash decoding", "flash-decoding.html"),
+        (9, "9. Paged decoding", None),
+        (10, "10. Extra", "extra.html"),
     ]
 
 
