@@ -77,10 +77,12 @@ def test_the_ring_refills_a_stage_only_after_both_consumers_released_it():
 
 
 def rates(gpu):
+    """One SM's rates, worked out here from gpus.json: wgmma's tensor FLOP/s, SFU results a clock x the boost clock,
+    HBM bytes/s, each over the SMs."""
     entry = GPUS[gpu]
-    sms = entry["sms"]["value"]
-    clock = entry["fp32_flops_per_s"]["value"] / (sms * 2 * 128)  # 128 FP32 lanes an SM on compute capability 9.0
-    return {"tensor": entry["tensor_flops_per_s"]["value"] / sms, "sfu": 16 * clock,
+    sms, clock = entry["sms"]["value"], entry["clock_hz"]["value"]
+    return {"tensor": entry["tensor_flops_per_s_by_instruction"]["wgmma"]["value"] / sms,
+            "sfu": entry["sfu_ops_per_clock_per_sm"]["value"] * clock,
             "hbm": entry["hbm_bytes_per_s"]["value"] / sms}  # fmt: skip
 
 
