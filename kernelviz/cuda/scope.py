@@ -23,17 +23,22 @@ KEYWORDS = frozenset(
         "auto bool break case char const constexpr continue default do double else false float for if inline int long "
         "return short signed sizeof static struct template true typename unsigned void while __global__ __device__ "
         "__host__ __shared__ __forceinline__ __restrict__ asm volatile nullptr static_cast reinterpret_cast "
-        "static_assert extern __align__",
+        "static_assert extern __align__ __grid_constant__",
     )
 )
 BUILTINS = frozenset(
     re.findall(
         r"\S+",
         "threadIdx blockIdx blockDim gridDim __syncthreads expf exp fmaxf fminf logf log sqrtf rsqrtf min max INFINITY "
-        "__int_as_float atomicAdd __syncwarp __shfl_xor_sync exp2f __cvta_generic_to_shared uint4 make_uint4",
+        "__int_as_float atomicAdd __syncwarp __shfl_xor_sync exp2f __cvta_generic_to_shared uint4 make_uint4 "
+        "u8 u64 TensorMap CUtensorMap",
     )
 )
-TYPES = r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*(?:int|float|bool|long|double|char|void|auto|short|unsigned)\b"
+# (u8, u64, TensorMap, CUtensorMap: the types fa3.cu names with `using` and a struct, for TMA and mbarriers)
+TYPES = (
+    r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*"
+    r"(?:int|float|bool|long|double|char|void|auto|short|unsigned|u8|u64|TensorMap|CUtensorMap)\b"
+)
 _TYPE = re.compile(rf"(?<![\w.]){TYPES}\s*\**\s*(?:\(\s*&\s*)?(?=[A-Za-z_])")  # (&a)[4]: a reference to an array
 _NAME = re.compile(r"[A-Za-z_]\w*")
 _COMMENT = re.compile(r"//.*")

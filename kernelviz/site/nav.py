@@ -16,6 +16,7 @@ PLANNED = (
     ("flash-attention-2", "Flash Attention 2"),
     ("flash-attention-2-tensor-cores", "Flash Attention 2 on tensor cores"),
     ("flash-attention-2-pipelined", "Flash Attention 2, pipelined"),
+    ("flash-attention-3", "FlashAttention-3 on Hopper"),
     ("flash-attention-2-backward", "Flash Attention 2 backward"),
     ("flash-decoding", "Flash decoding"),
     ("paged-decoding", "Paged decoding"),

@@ -185,6 +185,46 @@ SOURCES = {
         "NeurIPS 2024",
         "https://arxiv.org/abs/2407.08608",
     ),
+    "fa3-hopper": Source(
+        "Jay Shah, Tri Dao and contributors",
+        "flash-attention, hopper/: the FlashAttention-3 kernels (mainloop_fwd_sm90_tma_gmma_ws.hpp: producer and "
+        "consumer warpgroups, the pipeline of K and V stages, named barriers between the consumers)",
+        "GitHub, Dao-AILab",
+        "https://github.com/Dao-AILab/flash-attention/tree/main/hopper",
+    ),
+    "ptx-wgmma": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: asynchronous warpgroup-level matrix instructions (wgmma.mma_async, "
+        "wgmma.fence, commit_group, wait_group, matrix descriptors) and setmaxnreg",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#asynchronous-warpgroup-level-matrix-instructions",
+    ),
+    "ptx-tma": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: cp.async.bulk.tensor (tensor copies between global and shared memory through a "
+        "tensor map, completed on an mbarrier)",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#data-movement-and-conversion-instructions-cp-async-bulk-tensor",
+    ),
+    "ptx-mbarrier": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: mbarrier (phases, arrival and transaction counts, expect_tx, try_wait.parity)",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#parallel-synchronization-and-communication-instructions-mbarrier",
+    ),
+    "cuda-async-barrier": Source(
+        "NVIDIA",
+        "CUDA C++ Programming Guide: Asynchronous Barrier (cuda::barrier, arrive and wait, phases, transaction counts)",
+        "NVIDIA documentation",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#asynchronous-barrier",
+    ),
+    "cuda-tma": Source(
+        "NVIDIA",
+        "CUDA C++ Programming Guide: Asynchronous Data Copies using the Tensor Memory Accelerator (TMA): tensor maps "
+        "made with cuTensorMapEncodeTiled, swizzle modes",
+        "NVIDIA documentation",
+        "https://docs.nvidia.com/cuda/cuda-c-programming-guide/index.html#tensor-memory-access",
+    ),
     "llama3": Source(
         "Llama Team, AI @ Meta",
         "The Llama 3 Herd of Models",
