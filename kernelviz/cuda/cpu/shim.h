@@ -232,3 +232,4 @@ inline float atomicAdd(float* address, float value) {
 }
 
 #include "warp.h"
+#include "hopper.h"
