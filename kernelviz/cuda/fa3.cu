@@ -35,7 +35,7 @@ using u64 = unsigned long long;
 // Shared memory of a block: Q (Br x D), the ring of K_j, V_j (STAGES x Bc x D each), 16-bit, then the mbarriers, and
 // 1 KiB to round the start up to the 1,024 bytes a 128-byte swizzle atom needs (8 rows of 128 bytes).
 constexpr int FA3_BR = 128, FA3_STAGES = 2, FA3_BOX = 64;  // FA3_BOX: columns a TMA box and a swizzle row hold
-constexpr int fa3_shared_bytes(int Bc, int D) {
+__host__ __device__ constexpr int fa3_shared_bytes(int Bc, int D) {
     return 1024 + 2*FA3_BR*D + 2*FA3_STAGES*2*Bc*D + 8*(1 + 2*FA3_STAGES);
 }
 
@@ -270,8 +270,8 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ CUtensorMa
                                               const __grid_constant__ CUtensorMap tmV,
                                               const __grid_constant__ CUtensorMap tmO, float* L,
                                               int N, int N_kv, float scale, int causal) {
-    static_assert(Br == FA3_BR && Bc % 16 == 0 && Bc <= 256 && (D == 64 || D == 128),
-                  "two consumer warpgroups of 64 rows; Bc whole k16 steps, at most a TMA box; D one or two boxes");
+    static_assert(Br == FA3_BR && (Bc == 64 || Bc == 128) && (D == 64 || D == 128),
+                  "two consumer warpgroups of 64 rows; the wgmma widths written out above; D one or two boxes");
     constexpr int STAGES = FA3_STAGES, CB = D/FA3_BOX;  // CB: column boxes of 64 (128 bytes) a row
     constexpr int Q_BYTES = 2*Br*D, KV_BYTES = 2*Bc*D;  // a tile of Q, of K_j or V_j
     int i = blockIdx.x, bh = blockIdx.y, tid = threadIdx.x;

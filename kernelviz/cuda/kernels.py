@@ -39,6 +39,7 @@ REGISTRY = {k.name: k for k in TOPICS}
 KERNELS = tuple(REGISTRY)
 FILES = {k.name: k.file for k in TOPICS}
 STATIC_SHARED_LIMIT = 48 * 1024  # bytes of static __shared__ per block, on every architecture since sm_20
+DYNAMIC_SHARED_LIMIT = 227 * 1024  # bytes of shared memory a block may opt in to on sm_90 (CUDA guide, table 21)
 MAX_THREADS = 1024  # threads per block, sm_20 on
 REGISTERS_PER_BLOCK = 65536  # 32-bit registers a block may use, sm_50 to sm_90
 REGISTER_UNIT = 256  # registers are given to a warp in units of 256 (CUDA's occupancy calculator, sm_50 to sm_90)
@@ -62,8 +63,32 @@ def default_tiles(name, d):
 
 
 def shared_bytes(name, tiles, d):
-    """Bytes of static shared memory one block of each of the kernel's launches declares, as in the .cu files."""
+    """Bytes of shared memory one block of each of the kernel's launches declares, as in the .cu files (static, or
+    for a kernel with dynamic_shared what the launch asks for)."""
     return kernel(name).shared_bytes(tuple(tiles), d)
+
+
+def static_shared_bytes(launch, name):
+    """The static shared memory ptxas and the driver report for `launch` of kernel `name`: its shared_bytes, or 0
+    for a kernel whose shared memory is all dynamic."""
+    return 0 if kernel(name).dynamic_shared else launch.shared_bytes
+
+
+def shared_limit(name, static_limit=STATIC_SHARED_LIMIT, dynamic_limit=DYNAMIC_SHARED_LIMIT):
+    """The most shared memory a block of kernel `name` may have: `static_limit`, or `dynamic_limit` (what a block
+    may opt in to) for a kernel with dynamic shared memory."""
+    return dynamic_limit if kernel(name).dynamic_shared else static_limit
+
+
+def archs(name):
+    """The architectures kernel `name` is compiled for (e.g. ("sm_80", "sm_90"); ("sm_90a",) for Hopper's own)."""
+    return kernel(name).archs
+
+
+def head_dims(name, dims):
+    """Those of head dimensions `dims` kernel `name` is built for (all of them but for a kernel that says)."""
+    own = kernel(name).head_dims
+    return tuple(d for d in dims if own is None or d in own)
 
 
 def shared_memory(algo, sizes):
@@ -120,15 +145,17 @@ def check_threads(launch, limit, why):
         )
 
 
-def check_compiled_shared(launch, compiled, reserved):
+def check_compiled_shared(launch, compiled, reserved, static=None):
     """Check the static shared memory the driver reports for the loaded kernel (`compiled` bytes) against the host's
-    formula: equal, or larger by exactly the `reserved` bytes the device keeps per block for the system (1 KiB on
-    sm_80 and later: cudaDevAttrReservedSharedMemoryPerBlock). Raises RuntimeError otherwise: the .cu file and
-    shared_bytes no longer agree."""
-    if compiled not in (launch.shared_bytes, launch.shared_bytes + reserved):
+    formula (`static`, default the launch's shared_bytes; 0 for dynamic shared memory: static_shared_bytes): equal,
+    or larger by exactly the `reserved` bytes the device keeps per block for the system (1 KiB on sm_80 and later:
+    cudaDevAttrReservedSharedMemoryPerBlock). Raises RuntimeError otherwise: the .cu file and shared_bytes no longer
+    agree."""
+    static = launch.shared_bytes if static is None else static
+    if compiled not in (static, static + reserved):
         raise RuntimeError(
             f"{launch.name}: compiled with {compiled} bytes of static shared memory, the host computed "
-            f"{launch.shared_bytes} (+ {reserved} reserved by the system): shared_bytes() and the .cu file disagree"
+            f"{static} (+ {reserved} reserved by the system): shared_bytes() and the .cu file disagree"
         )
 
 
@@ -149,24 +176,27 @@ def plan(
     n,
     d,
     tiles=None,
-    threads=GPU_THREADS,
+    threads=None,
     n_splits=1,
-    limit=STATIC_SHARED_LIMIT,
+    limit=None,
     thread_limits=None,
     dtype=None,
 ):
     """The launches of kernel `name` for these shapes, in order, after checking each against `limit` bytes of shared
-    memory per block, CUDA's grid limits and, where `thread_limits` ({name: (most threads, why)}, e.g. from the
-    compiled kernels' registers) has the launch, its threads. `dtype`: for a kernel built for several
-    (compiled_dtypes), the one to launch, the default its first (the others take None). Raises ValueError for a bad
-    shape or a grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for too many threads."""
+    memory per block (default shared_limit(name)), CUDA's grid limits and, where `thread_limits` ({name: (most
+    threads, why)}, e.g. from the compiled kernels' registers) has the launch, its threads. `dtype`: for a kernel
+    built for several (compiled_dtypes), the one to launch, the default its first (the others take None). Raises
+    ValueError for a bad shape or a grid too large, SharedMemoryError for tiles that do not fit, ThreadLimitError for
+    too many threads."""
     k = kernel(name)
     br, bc = tiles or k.default_tiles(d)
+    threads = threads or k.threads or GPU_THREADS
     if bh < 1 or n < 1 or d < 1:
         raise ValueError(f"shapes must be positive: BH={bh}, N={n}, D={d}")
     if not 1 <= threads <= MAX_THREADS:
         raise ThreadLimitError(f"a block holds 1 to {MAX_THREADS} threads, not {threads}")
     smem = k.shared_bytes((br, bc), d)
+    limit = shared_limit(name) if limit is None else limit
     launches = k.launches(bh, n, d, (br, bc), threads, n_splits, dtype, smem)
     for launch in launches:
         check_shared_memory(launch, limit, k.shared_formula)

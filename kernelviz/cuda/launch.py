@@ -21,7 +21,8 @@ import math
 import os
 from functools import cache
 
-from . import half, kernels, nvrtc
+from . import half, kernels, nvrtc, tensor_map
+from .descriptor import TensorMap
 
 INSTALL = "pip install -e '.[gpu]'"
 RESERVED_SHARED_ATTRIBUTE = 111  # cudaDevAttrReservedSharedMemoryPerBlock
@@ -85,11 +86,16 @@ def function(kernel, name, names):
 
 
 @cache
-def shared_limit():
-    """Bytes of static shared memory a block may declare on the current device."""
+def shared_limit(kernel=None):
+    """Bytes of shared memory a block of `kernel` may have on the current device: static (MaxSharedMemoryPerBlock),
+    or for a kernel with dynamic shared memory what a block may opt in to (MaxSharedMemoryPerBlockOptin)."""
     import cupy
 
-    return cupy.cuda.Device().attributes["MaxSharedMemoryPerBlock"]
+    attributes = cupy.cuda.Device().attributes
+    static = attributes["MaxSharedMemoryPerBlock"]
+    return (
+        static if kernel is None else kernels.shared_limit(kernel, static, attributes["MaxSharedMemoryPerBlockOptin"])
+    )
 
 
 @cache
@@ -100,11 +106,11 @@ def reserved_shared():
     return cupy.cuda.runtime.deviceGetAttribute(RESERVED_SHARED_ATTRIBUTE, cupy.cuda.Device().id)
 
 
-def check_function(launch, fn, reserved):
+def check_function(launch, fn, reserved, static=None):
     """Check a loaded kernel (`fn`: CuPy's Function, read for shared_size_bytes, max_threads_per_block, num_regs)
-    against its `launch`: RuntimeError if its shared memory is not the host's (plus `reserved`), ThreadLimitError
-    if the launch has more threads than the driver allows this kernel."""
-    kernels.check_compiled_shared(launch, fn.shared_size_bytes, reserved)
+    against its `launch`: RuntimeError if its static shared memory is not the host's (`static`, default the launch's;
+    plus `reserved`), ThreadLimitError if the launch has more threads than the driver allows this kernel."""
+    kernels.check_compiled_shared(launch, fn.shared_size_bytes, reserved, static)
     why = f"the driver's maxThreadsPerBlock for it, with {fn.num_regs} registers a thread"
     kernels.check_threads(launch, fn.max_threads_per_block, why)
 
@@ -155,7 +161,7 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     kv_heads = kernels.kv_heads(kernel, arrays)
     kernels.check_inputs(kernel, given, arrays, lambda x: cupy.asnumpy(cupy.asarray(x)), device_address)
     tiles = kernels.tiles_for(kernel, arrays, d, tiles)
-    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(), dtype=dtype)
+    launches = kernels.plan(kernel, bh, n, d, tiles, threads, n_splits, limit=shared_limit(kernel), dtype=dtype)
     scale = 1.0 / math.sqrt(d) if scale is None else scale
     shapes = kernels.outputs(kernel, bh, n, d, n_splits, tiles)
     wide = {"unsigned short": cupy.uint16, "float": cupy.float32}
@@ -163,22 +169,36 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kerne
     names = [launch.name for launch in launches]
     fns = [function(kernel, name, names) for name in names]
     for launch, fn in zip(launches, fns, strict=True):
-        check_function(launch, fn, reserved_shared())
+        check_function(launch, fn, reserved_shared(), kernels.static_shared_bytes(launch, kernel))
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
     args = [
-        tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
+        tuple(argument(a, arrays) for a in launch_args)
         for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
     ]
-    calls = [
-        (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a)
-        for launch, fn, a in zip(launches, fns, args, strict=True)
-    ]
+    calls = []
+    for launch, fn, a in zip(launches, fns, args, strict=True):
+        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        if record.dynamic_shared:  # dynamic shared memory, tensor maps by value: through cuLaunchKernel
+            calls.append(tensor_map.launcher(fn, grid, launch.threads, launch.shared_bytes, a))
+        else:
+            calls.append(lambda fn=fn, grid=grid, block=(launch.threads, 1, 1), a=a: fn(grid, block, a))
 
     def go():
-        for fn, grid, block, a in calls:
-            fn(grid, block, a)
+        for call in calls:
+            call()
 
     return go, out
+
+
+def argument(a, arrays):
+    """A launch argument as the kernel takes it: a name of `arrays` ({name: CuPy array}) its array, a
+    descriptor.TensorMap the tensor map of its array (tensor_map.encode), a scalar as it is."""
+    if isinstance(a, str):
+        return arrays[a]
+    if isinstance(a, TensorMap):
+        x = arrays[a.name]
+        return tensor_map.encode(a, x.data.ptr, x.shape, x.itemsize)
+    return a
 
 
 def run(kernel, *arrays, **options):
