@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from cuda_cases import needs_nvrtc
 
-from kernelviz.cuda import compile, kernels, nvrtc
+from kernelviz.cuda import kernels, nvrtc
 from kernelviz.cuda.descriptor import TensorMap
 
 pytestmark = needs_nvrtc
@@ -64,10 +64,10 @@ def _parameters(signature):
 
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_launch_arguments_match_the_compiled_signatures(kernel):
-    """Kinds and order: a tensor map (fa3's) is a CUtensorMap by value; a named array is a float pointer (paged decoding's block table and lengths: int; fa2_mma's
-    Q, K, V, O: unsigned short, the bits of fp16/bf16), const where the launch only reads it (Q, K, V and what an
-    earlier launch wrote, except FA2 backward's dQ, which its main kernel adds into); np.int32 is an int and
-    np.float32 a float."""
+    """Kinds and order: a tensor map (fa3's) is a CUtensorMap by value; a named array is a float pointer (paged
+    decoding's block table and lengths: int; fa2_mma's and fa3's Q, K, V, O: unsigned short, the bits of fp16/bf16),
+    const where the launch only reads it (Q, K, V and what an earlier launch wrote, except FA2 backward's dQ, which
+    its main kernel adds into); np.int32 is an int and np.float32 a float."""
     launches = kernels.plan(kernel, 2, 130, 64, n_splits=3)
     build = nvrtc.build(kernel, [launch.name for launch in launches], kernels.archs(kernel)[-1])
     arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3, bc=64)
