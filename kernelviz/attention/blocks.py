@@ -25,25 +25,21 @@ batch_head; fa1 one block per batch_head, which walks every block of rows, so ``
 import heapq
 
 from ._inputs import positive_int
+from .topics import REGISTRY
 
 
 def tiles_per_block(result):
     """[tiles visited by block 0, block 1, ...] of an fa1 or fa2 AttentionResult, from its ledger, for (batch,
-    head) 0. Raises ValueError for another algorithm."""
-    ledger = result.ledger
-    if result.algorithm == "fa2":
-        blocks = ledger.tile_counts("O", "write")  # every block writes its O tile once (one that sees no key too)
-        visits = {i: 0 for i in blocks}
-        for t in ledger.transfers:
-            if t.tensor == "K" and t.direction == "read" and t.bh == 0:
-                visits[t.block] += 1
-    elif result.algorithm == "fa1":
-        blocks = ledger.tile_counts("O", "write")  # every block's O is initialized (written) at step 0
-        reads = ledger.tile_counts("Q")
-        visits = {i: reads.get(i, 0) for i in blocks}
-    else:
-        raise ValueError(f"tiles_per_block: expected an fa1 or fa2 result, got {result.algorithm!r}")
-    return [visits[i] for i in sorted(visits)]
+    head) 0: its algorithm's record's ``per_block``. Raises ValueError for another algorithm."""
+    record = REGISTRY.get(result.algorithm)
+    if record is None or record.per_block is None:
+        raise ValueError(f"tiles_per_block: expected an {_which()} result, got {result.algorithm!r}")
+    return record.per_block(result.ledger)
+
+
+def _which():
+    """The algorithms whose ledgers say their tiles per block: 'fa1 or fa2'."""
+    return " or ".join(r.name for r in REGISTRY.values() if r.per_block is not None)
 
 
 def lower_bound(work, sms):
@@ -75,15 +71,14 @@ def heaviest_first(work):
 
 
 def grid(algo, tiles, batch_heads=1):
-    """The work of each block of `algo`'s grid (fa1 or fa2) in launch order, for `batch_heads` (batch, head) pairs
-    whose blocks of rows visit `tiles` (``tiles_per_block``) each. Raises ValueError for another algorithm or a bad
-    `batch_heads`."""
+    """The work of each block of `algo`'s grid (fa1 or fa2: its record's ``grid``) in launch order, for
+    `batch_heads` (batch, head) pairs whose blocks of rows visit `tiles` (``tiles_per_block``) each. Raises
+    ValueError for another algorithm or a bad `batch_heads`."""
     batch_heads = positive_int("batch_heads", batch_heads)
-    if algo == "fa2":
-        return list(tiles) * batch_heads
-    if algo == "fa1":
-        return [sum(tiles)] * batch_heads
-    raise ValueError(f"grid: expected fa1 or fa2, got {algo!r}")
+    record = REGISTRY.get(algo)
+    if record is None or record.grid is None:
+        raise ValueError(f"grid: expected {_which()}, got {algo!r}")
+    return record.grid(list(tiles), batch_heads)
 
 
 def schedule(work, sms):

@@ -17,8 +17,8 @@ other algorithm takes; --warps (default 4) warps a block, each owning ceil(Br / 
 --p-in-shared sends P through shared memory. Its table and JSON add the shared-memory traffic (``shared``:
 per_tensor {T: {store, load}}, store, load, total).
 
-`kernelviz trace paged-decoding` takes a batch instead of N (see ``paged_trace``): --seq-lens 5,17,9 --page-size 16
---H-q 8 --H-kv 2 --splits 1 --d 64.
+`kernelviz trace paged-decoding` takes a batch instead of N (its record's command, ``paged_decoding_trace``):
+--seq-lens 5,17,9 --page-size 16 --H-q 8 --H-kv 2 --splits 1 --d 64.
 
 Before drawing the inputs it estimates the memory the run needs (``footprint``) and refuses, exit status 2, a run
 that would not fit in what the machine has available; and it counts the tile steps the run computes from the closed
@@ -34,20 +34,12 @@ import math
 
 from kernelviz.commands.checks import non_negative, output_file, positive
 
-from .runs import WORK_LIMIT, warps_problem
+from .algorithm import DENSE
+from .runs import REGISTRY, WORK_LIMIT
+from .topics import baseline
 from .words import on_gpu, ratio, size  # noqa: F401 (the table's words; tests import them from here)
 
 HELP = "run an attention algorithm on NumPy and print the bytes it moves between HBM and SRAM"
-NAMES = (
-    "standard",
-    "fa1",
-    "fa2",
-    "flash-decoding",
-    "fa2-backward",
-    "standard-backward",
-    "fa2-mma",
-    "paged-decoding",
-)
 
 
 def _lengths(text):
@@ -61,17 +53,23 @@ def _lengths(text):
 _lengths.__name__ = "list of lengths"
 
 
-def _warps(text):
-    """--warps: 1 to runs.MAX_WARPS."""
-    value = positive(text)
-    if problem := warps_problem(value):
-        raise argparse.ArgumentTypeError(problem.removeprefix("warps: "))
-    return value
+def _checked(option):
+    """An argparse type for an int option: a positive integer that the option's check lets through."""
+
+    def parse(text):
+        value = positive(text)
+        if option.check is not None and (problem := option.check(value)):
+            raise argparse.ArgumentTypeError(problem.removeprefix(f"{option.name}: "))
+        return value
+
+    parse.__name__ = positive.__name__
+    return parse
 
 
 def add_arguments(parser):
-    parser.add_argument("algo", metavar="ALGO", choices=NAMES, help="one of: " + ", ".join(NAMES))
-    parser.add_argument("--N", type=positive, help="query rows (and keys, unless --N-kv); all but paged-decoding")
+    names = [name for name, record in REGISTRY.items() if record.inputs.storage]  # the registry's, as it is now
+    parser.add_argument("algo", metavar="ALGO", choices=names, help="one of: " + ", ".join(names))
+    parser.add_argument("--N", type=positive, help="query rows (and keys, unless --N-kv); all but a paged batch")
     parser.add_argument("--N-kv", type=positive, dest="N_kv", help="keys and values (default: N)")
     parser.add_argument("--d", type=positive, default=64, help="head dimension (default 64)")
     parser.add_argument("--Br", type=positive, default=64, help="query rows per tile (default 64)")
@@ -81,33 +79,17 @@ def add_arguments(parser):
         type=positive,
         help="K/V splits: flash decoding (default min(4, tiles)), paged decoding (default 1)",
     )
-    parser.add_argument(
-        "--partials",
-        choices=("unnormalized", "lse"),
-        help="flash decoding's partials: O, m, l (default) or normalized O and one log-sum-exp a row",
-    )
     parser.add_argument("--causal", action="store_true", help="causal masking, bottom-right aligned")
-    parser.add_argument(
-        "--dtype",
-        choices=("float32", "float16", "bfloat16"),
-        help="storage dtype (default float32; fa2-mma: float16, and it alone takes bfloat16 and not float32)",
+    dtypes = list(dict.fromkeys(t for r in REGISTRY.values() if r.inputs.storage for t in r.dtypes))
+    own = "; ".join(
+        f"{r.name}: {' or '.join(r.dtypes)}, default {r.dtypes[0]}" for r in REGISTRY.values() if r.dtypes_why
     )
-    parser.add_argument(
-        "--warps",
-        type=_warps,
-        help="fa2-mma: warps a block (1 to 32), each owning ceil(Br / warps) of its rows (default 4)",
-    )
-    parser.add_argument(
-        "--p-in-shared",
-        action="store_true",
-        dest="p_in_shared",
-        help="fa2-mma: send P through shared memory (the round trip FA2's register reuse avoids) to count it",
-    )
+    parser.add_argument("--dtype", choices=dtypes, help=f"storage dtype (default float32; {own})")
     parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs, >= 0 (default 0)")
     parser.add_argument("--sram-budget", type=positive, dest="sram_budget", help="SRAM bytes a block may use")
     parser.add_argument("--gpu", metavar="GPU", type=str.lower, help="add the roofline on this GPU (a100, h100, h200)")
-    paged = parser.add_argument_group("paged-decoding (instead of --N, --N-kv, --Br, --Bc, --causal, --batch-heads)")
+    paged = parser.add_argument_group("a paged batch (instead of --N, --N-kv, --Br, --Bc, --causal, --batch-heads)")
     paged.add_argument("--seq-lens", type=_lengths, dest="seq_lens", help="the batch's lengths, e.g. 5,17,9")
     paged.add_argument("--page-size", type=positive, dest="page_size", default=16, help="tokens a page (default 16)")
     paged.add_argument("--H-q", type=positive, dest="H_q", default=1, help="query heads (default 1)")
@@ -120,6 +102,27 @@ def add_arguments(parser):
         help=f"run past {WORK_LIMIT:,} tile steps (minutes to days of NumPy; refused without it)",
     )
     parser.add_argument("--save", metavar="FILE.npz", type=output_file, help="write q, k, v, o (and lse) to FILE.npz")
+    _option_arguments(parser)
+
+
+def _flag(option):
+    return "--" + option.name.replace("_", "-")
+
+
+def _option_arguments(parser):
+    """A flag for each option of the registry's algorithms (algorithm.Option) that the flags above do not give."""
+    taken = set(parser._option_string_actions)
+    for record in REGISTRY.values():
+        for option in record.options:
+            if (flag := _flag(option)) in taken:
+                continue
+            taken.add(flag)
+            what = f"{record.name}: {option.help}"
+            if option.kind is bool:
+                parser.add_argument(flag, action="store_true", dest=option.name, help=what)
+            else:
+                kind = _checked(option) if option.kind is int else option.kind
+                parser.add_argument(flag, type=kind, choices=option.choices or None, dest=option.name, help=what)
 
 
 def main(args):
@@ -127,7 +130,7 @@ def main(args):
 
     import numpy as np
 
-    from . import FORMULAS, blocks, footprint, formulas, run
+    from . import blocks, footprint, formulas, run
     from ._inputs import itemsize, stored
     from .runs import storage
 
@@ -142,10 +145,11 @@ def main(args):
     if args.gpu is not None and (problem := _gpu_problem(args.gpu)):
         print(f"kernelviz trace: error: {problem}", file=sys.stderr)
         return 2
-    if args.algo == "paged-decoding":
-        from .paged_trace import main as paged
+    record = REGISTRY[args.algo]
+    if record.command is not None:  # inputs of its own (a batch in a paged cache): its own command
+        import importlib
 
-        return paged(args, _roofline(args.gpu))
+        return importlib.import_module(record.command).main(args, _roofline(args.gpu))
     n_kv = args.N_kv or args.N
     if too_big := _memory_problem(args, n_kv, footprint):
         print(f"kernelviz trace: error: {too_big}", file=sys.stderr)
@@ -156,14 +160,11 @@ def main(args):
             return 2
     given = dict(N=args.N, N_kv=n_kv, d=args.d, Br=args.Br, Bc=args.Bc, causal=args.causal)
     given["batch_heads"] = args.batch_heads
-    if args.algo == "flash-decoding" and args.splits:  # other algorithms ignore --splits
-        given["splits"] = args.splits
-    if args.partials:
-        given["partials"] = args.partials
-    if args.algo == "fa2-mma":
-        given.update(warps=args.warps or 4, p_in_shared=args.p_in_shared)
+    for option in record.options:  # its own options (other algorithms ignore --splits)
+        if (value := getattr(args, option.name, None)) not in (None, False) or option.default is not None:
+            given[option.name] = option.default if value in (None, False) else value
     try:
-        with _progress(args, n_kv, FORMULAS[args.algo]):
+        with _progress(args, n_kv, record, given):
             done = run(args.algo, seed=args.seed, dtype=args.dtype, sram_budget=args.sram_budget, **given)
     except ValueError as e:
         print(f"kernelviz trace: error: {e}", file=sys.stderr)
@@ -171,22 +172,18 @@ def main(args):
     result, (q, k, v) = done.result, done.inputs.values()
 
     sizes = dict(N_kv=n_kv, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
-    backward = args.algo.endswith("-backward")  # measured against the standard backward and its own minimum
-    standard = (formulas.standard_backward if backward else formulas.standard)(
-        args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes
-    )
-    standard = formulas.total(standard)
-    compulsory = formulas.total(
-        (formulas.compulsory_backward if backward else formulas.compulsory)(args.N, args.d, **sizes)
-    )
+    # measured against its baseline (a backward pass: the standard backward) and its own minimum
+    against = baseline(record)
+    measure = formulas.total(against.bytes(args.N, args.d, args.Br, args.Bc, causal=args.causal, **sizes))
+    compulsory = formulas.total(record.minimum(args.N, args.d, **sizes))
     ledger = result.ledger
     report = dict(
         algorithm=args.algo,
         params=dict(N=args.N, N_kv=n_kv, d=args.d, batch_heads=args.batch_heads, seed=args.seed, **result.params),
         **ledger.summary(),
-        standard_bytes=standard,
+        standard_bytes=measure,
         compulsory_bytes=compulsory,
-        vs_standard=ledger.total_bytes / standard,
+        vs_standard=ledger.total_bytes / measure,
         vs_compulsory=ledger.total_bytes / compulsory,
     )
     device = None
@@ -195,7 +192,7 @@ def main(args):
 
         device = gpu(args.gpu)
         report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, device)
-    if args.algo in ("fa1", "fa2"):
+    if record.per_block is not None:
         report["kv_tiles_per_block"] = blocks.tiles_per_block(result)
         if device is not None:  # the grid the kernel launches, dealt to the GPU's SMs (attention.blocks)
             work = blocks.grid(args.algo, report["kv_tiles_per_block"], args.batch_heads)
@@ -238,21 +235,29 @@ def _gpu_problem(key):
 
 
 def _options_problem(args):
-    """Which options do not go with the algorithm asked for (a sentence), or None."""
-    paged = args.algo == "paged-decoding"
-    if paged:
+    """Which options do not go with the algorithm asked for (a sentence), or None: a batch's options with an
+    algorithm on q, k, v and the reverse, and the options of other algorithms (their records')."""
+    record = REGISTRY[args.algo]
+    if record.inputs is not DENSE:
         options = (("--N", args.N), ("--N-kv", args.N_kv), ("--causal", args.causal))
         given = [name for name, value in options if value]
         if given:
-            return f"paged-decoding takes --seq-lens, not {', '.join(given)}"
-        return None if args.seq_lens else "paged-decoding needs --seq-lens (the batch's lengths, e.g. 5,17,9)"
+            return f"{args.algo} takes --seq-lens, not {', '.join(given)}"
+        return None if args.seq_lens else f"{args.algo} needs --seq-lens (the batch's lengths, e.g. 5,17,9)"
     if args.seq_lens or args.H_kv:
-        return f"--seq-lens and --H-kv are paged-decoding options, not {args.algo}'s"
-    mma = [name for name, value in (("--warps", args.warps), ("--p-in-shared", args.p_in_shared)) if value]
-    if args.partials and args.algo != "flash-decoding":
-        return f"--partials: flash-decoding's option, not {args.algo}'s"
-    if mma and args.algo != "fa2-mma":
-        return f"{' and '.join(mma)}: fa2-mma's options (warps on tensor cores), not {args.algo}'s"
+        batched = " and ".join(r.name for r in REGISTRY.values() if r.inputs.storage and r.inputs is not DENSE)
+        return f"--seq-lens and --H-kv are {batched} options, not {args.algo}'s"
+    stray = {}  # {owner: [flags]} of the options given that are another algorithm's
+    for other in REGISTRY.values():
+        for option in other.options:
+            flag, value = _flag(option), getattr(args, option.name, None)
+            mine = record.option(option.name) is not None or option.lenient
+            if value and not mine and not any(flag in f for f in stray.values()):
+                stray.setdefault(other.name, []).append(flag)
+    for name, flags in stray.items():
+        other = REGISTRY[name]
+        known = f" ({other.known_as})" if other.known_as else ""
+        return f"{' and '.join(flags)}: {other.name}'s options{known}, not {args.algo}'s"
     return None if args.N else f"{args.algo} needs --N (query rows)"
 
 
@@ -288,9 +293,10 @@ def _roofline_args(args):
 
 
 @contextlib.contextmanager
-def _progress(args, n_kv, formula):
+def _progress(args, n_kv, record, given):
     """A bar of the bytes the run has moved, on a terminal only (``kernelviz.progress``: it shows after a couple of
-    seconds and clears itself): the total is the closed form's, which the ledger meets exactly."""
+    seconds and clears itself): the total is the closed form's (the record's, at the `given` sizes), which the
+    ledger meets exactly."""
     from kernelviz.progress import bar
 
     from . import formulas
@@ -299,11 +305,11 @@ def _progress(args, n_kv, formula):
 
     sizes = dict(N_kv=n_kv, causal=args.causal, itemsize=itemsize(args.dtype), batch_heads=args.batch_heads)
     extra = {}
-    if args.algo == "flash-decoding":
-        extra["n_splits"] = min(args.splits or 4, math.ceil(n_kv / args.Bc))
-        extra["partials"] = args.partials or "unnormalized"
+    for option in record.options:  # those the closed forms take, as the function runs with them
+        if option.formula and (option.name in given or option.counted_as is not None):
+            extra[option.argument] = option.counted_as(given) if option.counted_as else given[option.name]
     try:
-        total = formulas.total(formula(args.N, args.d, args.Br, args.Bc, **extra, **sizes))
+        total = formulas.total(record.bytes(args.N, args.d, args.Br, args.Bc, **extra, **sizes))
     except (ValueError, ZeroDivisionError):
         total = None  # the algorithm will say what is wrong
     with bar(total=total, desc=f"trace {args.algo}", unit="B", unit_scale=True) as shown, observing(shown.update):
@@ -323,7 +329,8 @@ def _memory_problem(args, n_kv, footprint):
     if have is None or need <= have:
         return None
     biggest = max(parts, key=parts.get)
-    advice = ", or fa2, which never stores S and P" if args.algo == "standard" else ""
+    lighter = REGISTRY[args.algo].lighter
+    advice = f", or {lighter}" if lighter else ""
     return (
         f"{args.algo} at N={args.N} N_kv={n_kv} d={args.d} batch*heads={args.batch_heads} needs about "
         f"{footprint.gib(need)} of memory ({biggest}: {footprint.gib(parts[biggest])}) and "
@@ -346,11 +353,11 @@ def _table(report):
     ]
     for name, t in report["per_tensor"].items():
         lines.append(f"{name:<12}{t['read']:>16,} B{t['write']:>16,} B")
-    total, standard, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
-    baseline = "the standard backward" if report["algorithm"].endswith("-backward") else "standard attention"
+    total, measure, compulsory = report["total_bytes"], report["standard_bytes"], report["compulsory_bytes"]
+    against = baseline(REGISTRY[report["algorithm"]]).title
     lines += [
         f"{'total':<12}{total:>34,} B ({size(total)})",
-        f"vs {baseline} ({standard:,} B, {size(standard)}): {ratio(total, standard, baseline)}",
+        f"vs {against} ({measure:,} B, {size(measure)}): {ratio(total, measure, against)}",
         f"vs compulsory minimum ({compulsory:,} B, {size(compulsory)}): "
         + ratio(total, compulsory, "the compulsory minimum"),
         f"peak SRAM per block: {report['peak_sram_bytes']:,} B ({size(report['peak_sram_bytes'])})",

@@ -11,37 +11,47 @@ import contextlib
 import math
 import os
 from pathlib import Path
+from typing import NamedTuple
+
+from .topics import REGISTRY
 
 TRANSFER_BYTES = 400  # one ledger record (a NamedTuple and its tile index) and its slot in the list, at most
 MARGIN = 8 * 2**20  # what a run allocates besides its arrays and records: small objects, buffers
 
 
+class Sizes(NamedTuple):
+    """What a record's ``memory`` is given: batch·heads, N, N_kv, d, the tiles (at most N and N_kv), the bytes of
+    a stored element and the splits."""
+
+    bh: int
+    n: int
+    n_kv: int
+    d: int
+    br: int
+    bc: int
+    itemsize: int
+    n_splits: int
+
+    def gradients(self):
+        """A backward pass's dO drawn in float64, dQ, dK, dV, and D or the standard backward's dP, dS."""
+        bh, n, n_kv, d = self.bh, self.n, self.n_kv, self.d
+        return bh * (n + 2 * n_kv) * d * 8 + 8 * bh * n * d + 4 * bh * n
+
+    def scores(self):
+        """Standard attention's S and P stored (N x N_kv each), and their float32 temporaries a block of rows."""
+        return 2 * self.itemsize * self.bh * self.n * self.n_kv + 16 * self.bh * self.br * self.n_kv
+
+
 def transfers(algo, n, n_kv, Br, Bc, n_splits):
-    """The number of ledger records per (batch·head) without causal masking (which only removes some)."""
-    tr, tc = math.ceil(n / Br), math.ceil(n_kv / Bc)
-    if algo == "standard":
-        return tr * (6 * tc + 2)
-    if algo == "fa1":
-        return 3 * tr + tc * (2 + 7 * tr)
-    if algo in ("fa2", "fa2-mma"):  # fa2-mma's shared-memory traffic is summed as it goes, not recorded
-        return tr * (2 * tc + 3)
-    if algo == "fa2-backward":  # its forward, then the preprocess and the main kernel
-        return tr * (2 * tc + 3) + 4 * tr + tc * (4 + 6 * tr)
-    if algo == "standard-backward":  # its forward, then five kernels
-        return (
-            tr * (6 * tc + 2)
-            + tc * (2 * tr + 1)
-            + tr * (1 + 2 * tc)
-            + tr * 3 * tc
-            + tr * (2 * tc + 1)
-            + tc * (2 * tr + 1)
-        )
-    return tr * (2 * tc + 7 * n_splits + 1)  # flash-decoding
+    """The number of ledger records per (batch·head) without causal masking (which only removes some): its
+    record's ``ledger_records(Tr, Tc, splits)``."""
+    return REGISTRY[algo].ledger_records(math.ceil(n / Br), math.ceil(n_kv / Bc), n_splits)
 
 
 def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits=1, save=False):
     """Bytes of memory a run of `algo` (a name of ``ALGORITHMS``, backward passes included) allocates at its peak,
-    at most. Returns (total, {part: bytes}) with the parts that make it up."""
+    at most. Returns (total, {part: bytes}) with the parts that make it up: those every run has, and its record's
+    own (``memory``: S and P stored, gradients, partials, ...)."""
     bh, br, bc = batch_heads, min(Br, n), min(Bc, n_kv)
     qkv = bh * d * (n + 2 * n_kv)
     parts = {
@@ -51,17 +61,9 @@ def estimate(algo, n, n_kv, d, batch_heads=1, Br=64, Bc=64, itemsize=4, n_splits
         "ledger": bh * transfers(algo, n, n_kv, Br, Bc, n_splits) * TRANSFER_BYTES,
         "the rest": MARGIN,
     }
-    if algo.endswith("-backward"):  # dO drawn in float64, dQ, dK, dV, and D or the standard backward's dP, dS
-        parts["gradients"] = bh * (n + 2 * n_kv) * d * 8 + 8 * bh * n * d + 4 * bh * n
-    if algo.startswith("standard"):
-        parts["S and P (N x N_kv each)"] = 2 * itemsize * bh * n * n_kv + 16 * bh * br * n_kv
-    if algo == "standard-backward":  # P, dP, dS stored, and P's float32 temporaries (S, exp, one at a time)
-        parts["P, dP, dS and their temporaries (N x N_kv each)"] = (3 * itemsize + 12) * bh * n * n_kv
-    if algo == "fa2-mma":  # q, k, v rounded to 16 bits held as float32 (bf16's rounding: 64-bit temporaries); bf16's
-        # o in float32 too
-        parts["16-bit rounding"] = qkv * (4 - itemsize) + 32 * bh * max(n, n_kv) * d + bh * n * d * (4 - itemsize)
-    if algo == "flash-decoding":
-        parts["partials"] = 8 * n_splits * bh * br * (d + 2)
+    own = REGISTRY[algo].memory
+    if own is not None:
+        parts.update(own(Sizes(bh, n, n_kv, d, br, bc, itemsize, n_splits)))
     if save:
         parts["saved copies"] = qkv * itemsize
     return sum(parts.values()), parts

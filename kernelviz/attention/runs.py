@@ -20,91 +20,34 @@ import warnings
 from dataclasses import dataclass
 
 from .. import glossary
-from . import flops, formulas
-from ._backward import traced
-from ._inputs import itemsize, random_normal, tiles
-from .fa1 import flash_attention_1
-from .fa2 import flash_attention_2
-from .fa2_backward import flash_attention_2_backward
-from .fa2_mma import flash_attention_2_mma
-from .flash_decoding import flash_decoding
-from .paged_cache import random_batch
-from .paged_decoding import paged_decoding
-from .softmax import naive_softmax, online_softmax, online_softmax_output, safe_softmax
-from .standard import standard_attention
-from .standard_backward import standard_attention_backward
+from . import formulas
+from ._inputs import itemsize
+from .algorithm import DENSE
+from .numbers import of, without_flags
+from .topics import REGISTRY, TOPICS  # REGISTRY: {name: algorithm.Algorithm}, in the registry's order
+from .topics import baseline as baseline_of
 
-# The CLI's names for the attention algorithms, and for the softmax variants of the Online softmax page.
-ALGORITHMS = {
-    "standard": standard_attention,
-    "fa1": flash_attention_1,
-    "fa2": flash_attention_2,
-    "flash-decoding": flash_decoding,
-    # the backward passes: each runs its forward for O and L, then the backward on a random dO (_backward.traced)
-    "fa2-backward": traced(flash_attention_2, flash_attention_2_backward),
-    "standard-backward": traced(standard_attention, standard_attention_backward, needs=("do",)),
-    "fa2-mma": flash_attention_2_mma,  # on tensor cores: 16-bit storage only (``storage``), warps, shared traffic
-    "paged-decoding": paged_decoding,  # on a batch in a paged cache, not q, k, v: run() draws one (random_batch)
-}
-# The closed-form count each one's ledger meets, and the closed-form FLOP count each one's ledger.flops meets.
-FORMULAS = {
-    "standard": formulas.standard,
-    "fa1": formulas.fa1,
-    "fa2": formulas.fa2,
-    "flash-decoding": formulas.flash_decoding,
-    "fa2-backward": formulas.fa2_backward,
-    "standard-backward": formulas.standard_backward,
-    "fa2-mma": formulas.fa2,  # FA2's HBM traffic exactly; its shared-memory traffic: formulas.fa2_mma_shared
-    "paged-decoding": formulas.paged_decoding,
-}
-FLOP_FORMULAS = {
-    "standard": flops.standard,
-    "fa1": flops.fa1,
-    "fa2": flops.fa2,
-    "flash-decoding": flops.flash_decoding,
-    "fa2-backward": flops.fa2_backward,
-    "standard-backward": flops.standard_backward,
-    "fa2-mma": flops.fa2,  # the same work: rounding P to 16 bits is a cast, which costs nothing
-    "paged-decoding": flops.paged_decoding,
-}
-# the storage dtypes each algorithm takes (the first: its default); the others take float32 and float16
-DTYPES = {"fa2-mma": ("float16", "bfloat16")}  # tensor cores' mma.m16n8k16 takes 16-bit operands
-MMA_OPTIONS = ("warps", "p_in_shared")  # fa2-mma's alone, as splits is flash decoding's
-MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
+# The CLI's names for the attention algorithms, and for the softmax variants of the Online softmax page: views of
+# the registry. Each record's closed forms: the bytes its ledger meets, and the FLOPs its ledger.flops meets.
+# (``REGISTRY`` is the registry as it is when asked: runs.py reads it, not these, which are taken at import.)
+ALGORITHMS = {r.name: r.function for r in TOPICS if r.inputs.storage}
+SOFTMAX = {r.name: r.function for r in TOPICS if not r.inputs.storage}
+FORMULAS = {r.name: r.bytes for r in TOPICS if r.bytes is not None}
+FLOP_FORMULAS = {r.name: r.flops for r in TOPICS if r.flops is not None}
 # The most tile steps (a block of query rows on one K/V tile) a run takes without being asked to go on: at d = 64 and
 # 64 x 64 tiles NumPy takes about a tenth of a millisecond a step, so this is half a minute or so (N = 32768 for fa2).
 WORK_LIMIT = 2**18
 SECONDS_PER_STEP = 1e-4  # at Br = Bc = d = 64 (measured: fa2 at N = 16384, 65,536 steps, 6.7 s on one core)
-SLOWER = {"fa2-mma": 4}  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
-SOFTMAX = {
-    "naive-softmax": naive_softmax,
-    "safe-softmax": safe_softmax,
-    "online-softmax": online_softmax,
-    "online-softmax-output": online_softmax_output,
-}
-# {name: (type, required)} of each kind of run's sizes
-ATTENTION_SIZES = {
-    "N": (int, True),
-    "d": (int, True),
-    "Br": (int, True),
-    "Bc": (int, True),
-    "N_kv": (int, False),
-    "splits": (int, False),
-    "batch_heads": (int, False),
-    "causal": (bool, False),
-    "warps": (int, False),
-    "p_in_shared": (bool, False),
-    "partials": (str, False),
-}
-SOFTMAX_SIZES = {"N": (int, True), "Bc": (int, True), "rows": (int, False)}
-PAGED_SIZES = {
-    "seq_lens": (list, True),
-    "d": (int, True),
-    "page_size": (int, True),
-    "H_q": (int, False),
-    "H_kv": (int, False),
-    "splits": (int, False),
-}
+
+
+def algorithm(name):
+    """The record of algorithm `name` (algorithm.Algorithm). Raises ValueError naming the algorithms there are."""
+    if name not in REGISTRY:
+        names = [r.name for r in REGISTRY.values() if r.inputs.storage] + [
+            r.name for r in REGISTRY.values() if not r.inputs.storage
+        ]  # the attention algorithms, then the softmax variants
+        raise ValueError(f"algo must be one of {', '.join(names)}, got {name!r}")
+    return REGISTRY[name]
 
 
 @dataclass
@@ -116,32 +59,37 @@ class Run:
     sizes: dict
     inputs: dict
     result: object
+    dtype: str | None = None  # the storage dtype it ran in (None: the softmax variants, float32 throughout)
+
+    @property
+    def record(self):
+        return REGISTRY[self.algo]
 
     @property
     def counts(self):
         """What the sizes count: the tiles {Tr, Tc} of an attention run, ceil(N / Br) and ceil(N_kv / Bc); {T},
         ceil(N / Bc), of a softmax run; a paged-decoding run's {pages, tokens, padding, g} (the batch's pages and
         tokens, the empty rows of its last pages, the query heads per K/V head)."""
-        s = self.sizes
-        if self.algo == "paged-decoding":
-            pages = sum(-(-n // s["page_size"]) for n in s["seq_lens"])
-            tokens = sum(s["seq_lens"])
-            return {"pages": pages, "tokens": tokens, "padding": pages * s["page_size"] - tokens,
-                    "g": s["H_q"] // s["H_kv"]}  # fmt: skip
-        if self.algo in SOFTMAX:
-            return {"T": len(tiles(s["N"], s["Bc"]))}
-        return {"Tr": len(tiles(s["N"], s["Br"])), "Tc": len(tiles(s["N_kv"], s["Bc"]))}
+        return self.record.inputs.counts(self.sizes)
+
+    def numbers(self, sms=None, batch_heads=None):
+        """Every number a page may cite of this run (``numbers.of``): its sizes, its ledger's numbers, its counts,
+        the baseline's bytes over its own, and its algorithm's extra numbers; with `sms`, the grid dealt to that
+        many SMs (``batch_heads`` pairs: default the run's)."""
+        return of(self, sms, batch_heads)
 
 
 def storage(algo, dtype=None):
     """The storage dtype `algo` runs in: `dtype`, or when None its default (float16 for fa2-mma, float32 for the
-    others). Raises ValueError, naming what it takes, for a dtype `algo` does not take (DTYPES)."""
-    takes = DTYPES.get(algo, ("float32", "float16"))
+    others). Raises ValueError, naming what it takes, for a dtype `algo` does not take (its record's dtypes)."""
+    record = algorithm(algo)
+    takes = record.dtypes
     if dtype is None:
         return takes[0]
     if dtype not in takes:
-        why = " (tensor cores' mma.m16n8k16 takes 16-bit operands)" if algo in DTYPES else ""
-        others = "; bfloat16 is fa2-mma's (tensor cores)" if dtype == "bfloat16" else ""
+        why = f" ({record.dtypes_why})" if record.dtypes_why else ""
+        owners = [r for r in REGISTRY.values() if dtype in r.dtypes and r.dtypes_why]  # a dtype few algorithms take
+        others = f"; {dtype} is " + " and ".join(f"{r.name}'s ({r.known_as})" for r in owners) if owners else ""
         raise ValueError(f"dtype: {algo} takes {' or '.join(takes)}{why}, not {dtype}{others}")
     return dtype
 
@@ -154,14 +102,17 @@ def run(algo, *, seed=0, dtype=None, sram_budget=None, **sizes):
     sizes, messages = glossary.canonical(sizes, "attention.run")
     for message in messages:
         warnings.warn(message, FutureWarning, stacklevel=2)
-    if algo == "paged-decoding":
-        return _paged(_checked(algo, sizes, PAGED_SIZES), seed, storage(algo, dtype), sram_budget)
-    if algo in ALGORITHMS:
-        return _attention(algo, _checked(algo, sizes, ATTENTION_SIZES), seed, storage(algo, dtype), sram_budget)
-    if algo in SOFTMAX:
-        kinds = {**SOFTMAX_SIZES, "d": (int, True)} if algo == "online-softmax-output" else SOFTMAX_SIZES
-        return _softmax(algo, _checked(algo, sizes, kinds), seed)
-    raise ValueError(f"algo must be one of {', '.join([*ALGORITHMS, *SOFTMAX])}, got {algo!r}")
+    record = algorithm(algo)
+    inputs = record.inputs
+    common = {"dtype": storage(algo, dtype), "sram_budget": sram_budget} if inputs.storage else {}
+    sizes = inputs.defaults(_checked(record, sizes))
+    for option in record.options:
+        if option.default is not None:
+            sizes.setdefault(option.name, option.default)
+    arrays = inputs.draw(sizes, seed)
+    options = {**inputs.options(sizes), **common}
+    options.update({o.argument: sizes[o.name] for o in record.options if o.name in sizes})
+    return Run(algo, sizes, arrays, record.function(*arrays.values(), **options), common.get("dtype"))
 
 
 def tile_steps(algo, N, Br, Bc, N_kv=None, causal=False, batch_heads=1):
@@ -169,15 +120,15 @@ def tile_steps(algo, N, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     block of query rows and a K/V tile it visits (``formulas.tile_interactions``; standard attention's three
     kernels skip nothing), twice for a backward pass (its forward, then its own), times batch_heads. A run's time
     goes with it (``seconds``)."""
-    whole = algo.startswith("standard")
-    pairs = formulas.tile_interactions(N, Br, Bc, N_kv, causal=causal and not whole)
-    return batch_heads * pairs * (2 if algo.endswith("-backward") else 1)
+    record = algorithm(algo)
+    pairs = formulas.tile_interactions(N, Br, Bc, N_kv, causal=causal and record.skips_masked)
+    return batch_heads * pairs * record.passes
 
 
 def seconds(algo, steps, Br, Bc, d):
     """About how long `steps` tile steps of `algo` on Br x Bc tiles and head dimension d take in NumPy on one core
     (a guess within a few times either way: machines differ)."""
-    return steps * SECONDS_PER_STEP * SLOWER.get(algo, 1) * max(0.25, Br * Bc * d / 64**3)
+    return steps * SECONDS_PER_STEP * algorithm(algo).slower * max(0.25, Br * Bc * d / 64**3)
 
 
 def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
@@ -193,6 +144,38 @@ def too_long(algo, N, d, Br, Bc, N_kv=None, causal=False, batch_heads=1):
     )
 
 
+def refusal(algo, sizes, dtype, available=None):
+    """Why a run of attention algorithm `algo` at `sizes` (``run``'s) in storage `dtype` is not to be made unasked (a
+    sentence saying what to write instead: closed_form: true, or a smaller N), or None: it needs more memory than
+    the machine has (``footprint``: `available` bytes, default what it says) or more tile steps than WORK_LIMIT.
+    Only for an algorithm on q, k, v; sizes missing or of the wrong type are left for ``run`` to name."""
+    from . import footprint
+
+    if algorithm(algo).inputs is not DENSE:
+        return None
+    have = footprint.available() if available is None else available
+    try:
+        n, d, Br, Bc = (int(sizes[k]) for k in ("N", "d", "Br", "Bc"))
+        n_kv, heads = int(sizes.get("N_kv", n)), int(sizes.get("batch_heads", 1))
+    except (KeyError, TypeError, ValueError):
+        return None
+    if min(n, d, Br, Bc, n_kv, heads) < 1:
+        return None
+    instead = "add closed_form: true to the trace's sizes (bytes, FLOPs and ratio_standard at any size) or choose a "
+    instead += "smaller N"
+    splits = sizes.get("splits") or min(4, -(-n_kv // Bc))
+    need, parts = footprint.estimate(algo, n, n_kv, d, heads, Br, Bc, itemsize(dtype), splits)
+    if have is not None and need > have:
+        biggest = max(parts, key=parts.get)
+        return (
+            f"{algo} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
+            f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: {instead}"
+        )
+    if problem := too_long(algo, n, d, Br, Bc, n_kv, bool(sizes.get("causal")), heads):
+        return f"{problem} at every build: {instead}"
+    return None
+
+
 def duration(s):
     """Seconds in the unit that reads: "40 s", "12 min", "3.1 h", "5.2 days"."""
     for unit, scale in (("days", 86400), ("h", 3600), ("min", 60)):
@@ -202,55 +185,74 @@ def duration(s):
 
 
 def baseline(algo):
-    """What `algo`'s traffic is measured against: standard attention, or for a backward pass the standard backward
-    (which reads back the P its forward stored)."""
-    return "standard-backward" if algo.endswith("-backward") else "standard"
+    """What `algo`'s traffic is measured against (its record's baseline): standard attention, or for a backward
+    pass the standard backward (which reads back the P its forward stored)."""
+    against = baseline_of(algorithm(algo))
+    return None if against is None else against.name
+
+
+def dense(algo):
+    """The record of `algo`, an algorithm on q, k, v with closed forms (``closed_form``'s), or ValueError."""
+    names = [r.name for r in REGISTRY.values() if r.inputs is DENSE and r.bytes is not None]
+    if algo not in names:
+        raise ValueError(f"algo must be one of {', '.join(names)}, got {algo!r}")
+    return REGISTRY[algo]
 
 
 def closed_form(algo, *, dtype=None, **sizes):
-    """The numbers of attention algorithm `algo` at `sizes` from its closed forms (FORMULAS, FLOP_FORMULAS, which the
-    tests hold equal to its ledger), without running it, for sizes too large to run at every build:
+    """The numbers of attention algorithm `algo` at `sizes` from its closed forms (its record's bytes and flops,
+    which the tests hold equal to its ledger), without running it, for sizes too large to run at every build:
     {sizes..., read_bytes: {T: bytes}, write_bytes, bytes (with total, read, write), flops (by kind, with total),
-    ratio_standard (``baseline``'s traffic over this one's); for fa2-mma also shared (``formulas.fa2_mma_shared``, as
-    ``Ledger.shared_numbers``)}. Raises ValueError as ``run`` does."""
-    if algo not in ALGORITHMS or algo == "paged-decoding":
-        raise ValueError(
-            f"algo must be one of {', '.join(a for a in ALGORITHMS if a != 'paged-decoding')}, got {algo!r}"
-        )
-    sizes = {"N_kv": sizes.get("N"), "batch_heads": 1, "causal": False, **_checked(algo, sizes, ATTENTION_SIZES)}
-    extra = {"n_splits": sizes["splits"]} if "splits" in sizes else {}
-    extra.update({"partials": sizes["partials"]} if "partials" in sizes else {})
+    ratio_standard (``baseline``'s traffic over this one's); where the record has a shared closed form (fa2-mma's
+    ``formulas.fa2_mma_shared``) also shared, as ``Ledger.shared_numbers``}. Raises ValueError as ``run`` does."""
+    record = dense(algo)
+    sizes = DENSE.defaults(_checked(record, sizes))
+    for option in record.options:
+        if option.default is not None:
+            sizes.setdefault(option.name, option.default)
+    extra = {o.argument: sizes[o.name] for o in record.options if o.formula and o.name in sizes}
     args = (sizes["N"], sizes["d"], sizes["Br"], sizes["Bc"])
     common = dict(N_kv=sizes["N_kv"], causal=sizes["causal"], batch_heads=sizes["batch_heads"])
     size = itemsize(storage(algo, dtype))
-    per = FORMULAS[algo](*args, **common, **extra, itemsize=size)
-    standard = FORMULAS[baseline(algo)](*args, **common, itemsize=size)
+    per = record.bytes(*args, **common, **extra, itemsize=size)
+    against = baseline_of(record).bytes(*args, **common, itemsize=size)
     total = sum(rw["read"] + rw["write"] for rw in per.values())
     out = dict(sizes)
     out.update(
         read_bytes={t: rw["read"] for t, rw in per.items()},
         write_bytes={t: rw["write"] for t, rw in per.items()},
         bytes={t: rw["read"] + rw["write"] for t, rw in per.items()},
-        ratio_standard=sum(rw["read"] + rw["write"] for rw in standard.values()) / total,
+        ratio_standard=sum(rw["read"] + rw["write"] for rw in against.values()) / total,
     )
     out["bytes"].update(total=total, read=sum(out["read_bytes"].values()), write=sum(out["write_bytes"].values()))
-    counted = FLOP_FORMULAS[algo](*args, **common, **extra)
+    counted = record.flops(*args, **common, **extra)
     out["flops"] = {**counted, "total": sum(counted.values())}
-    if algo == "fa2-mma":
-        sizes = {"warps": 4, "p_in_shared": False, **sizes}
-        mma = {key: sizes[key] for key in MMA_OPTIONS}
-        shared = formulas.fa2_mma_shared(*args, **common, **mma, itemsize=size)
-        out.update(mma, shared={t: sl["store"] + sl["load"] for t, sl in shared.items()})
+    if record.shared is not None:
+        options = {o.argument: sizes[o.name] for o in record.options if not o.formula and o.name in sizes}
+        shared = record.shared(*args, **common, **options, itemsize=size)
+        out.update(shared={t: sl["store"] + sl["load"] for t, sl in shared.items()})
         stores, loads = (sum(sl[way] for sl in shared.values()) for way in ("store", "load"))
         out["shared"].update(total=stores + loads, store=stores, load=loads)
     return out
 
 
-def _checked(algo, sizes, kinds):
-    """`sizes` checked against {name: (type, required)}; 'splits' only for flash decoding."""
+def closed_numbers(algo, dtype=None, **sizes):
+    """``closed_form``'s numbers as a page cites them: the true-or-false sizes left out, as ``Run.numbers`` does."""
+    return without_flags(REGISTRY[algo], closed_form(algo, dtype=dtype, **sizes))
+
+
+def _checked(record, sizes):
+    """`sizes` checked against the record's sizes {name: (type, required)} and its options' own checks; a size only
+    other algorithms take is an error saying whose it is (the option's `stray`)."""
+    kinds = record.sizes
+    strays = {}
     for key, value in sizes.items():
         if key not in kinds:
-            raise ValueError(f"unknown size {key!r} (this algorithm takes {', '.join(kinds)})")
+            theirs = [o for r in REGISTRY.values() for o in r.options if o.name == key]
+            if not theirs:
+                raise ValueError(f"unknown size {key!r} (this algorithm takes {', '.join(kinds)})")
+            strays.setdefault(theirs[0].stray, []).append(key)
+            continue
         kind = kinds[key][0]
         if kind is list and isinstance(value, tuple):
             value = sizes[key] = list(value)
@@ -265,57 +267,9 @@ def _checked(algo, sizes, kinds):
     missing = [k for k, (_, required) in kinds.items() if required and k not in sizes]
     if missing:
         raise ValueError(f"missing {', '.join(missing)}")
-    if "splits" in sizes and algo not in ("flash-decoding", "paged-decoding"):
-        raise ValueError("splits is a flash-decoding size")
-    if "partials" in sizes and algo != "flash-decoding":
-        raise ValueError("partials is a flash-decoding option ('unnormalized' or 'lse')")
-    if algo != "fa2-mma" and (given := [key for key in MMA_OPTIONS if key in sizes]):
-        raise ValueError(f"{' and '.join(given)}: fa2-mma's (warps on tensor cores), not {algo}'s")
-    if sizes.get("warps", 1) > MAX_WARPS:
-        raise ValueError(warps_problem(sizes["warps"]))
+    for stray, keys in strays.items():
+        raise ValueError(stray.format(given=" and ".join(keys), algo=record.name))
+    for option in record.options:
+        if option.name in sizes and option.check is not None and (problem := option.check(sizes[option.name])):
+            raise ValueError(problem)
     return sizes
-
-
-def warps_problem(warps):
-    """Why `warps` warps cannot make one block (a sentence), or None."""
-    if warps <= MAX_WARPS:
-        return None
-    return (
-        f"warps: {warps:,} warps do not make a block, which has at most {MAX_WARPS} warps ({MAX_WARPS * 32} threads);"
-        " the CUDA kernel runs 4 warps of 16 rows each (Br = 64)"
-    )
-
-
-def _attention(algo, sizes, seed, dtype, sram_budget):
-    sizes = {"N_kv": sizes["N"], "batch_heads": 1, "causal": False, **sizes}
-    bh, n, n_kv, d = sizes["batch_heads"], sizes["N"], sizes["N_kv"], sizes["d"]
-    q, k, v = random_normal(seed, (bh, n, d), (bh, n_kv, d), (bh, n_kv, d))
-    options = dict(Br=sizes["Br"], Bc=sizes["Bc"], causal=sizes["causal"], dtype=dtype, sram_budget=sram_budget)
-    if algo == "flash-decoding":
-        options[glossary.KEYWORDS["splits"]] = sizes.get("splits")
-        if "partials" in sizes:
-            options["partials"] = sizes["partials"]
-    if algo == "fa2-mma":
-        sizes = {"warps": 4, "p_in_shared": False, **sizes}
-        options.update({key: sizes[key] for key in MMA_OPTIONS})
-    result = ALGORITHMS[algo](q, k, v, **options)
-    return Run(algo, sizes, {"q": q, "k": k, "v": v}, result)
-
-
-def _paged(sizes, seed, dtype, sram_budget):
-    sizes = {"H_q": 1, "splits": 1, **sizes}
-    sizes.setdefault("H_kv", sizes["H_q"])
-    batch = random_batch(sizes["seq_lens"], sizes["page_size"], sizes["H_q"], sizes["H_kv"], sizes["d"], seed=seed)
-    options = {glossary.KEYWORDS["splits"]: sizes["splits"], "dtype": dtype, "sram_budget": sram_budget}
-    result = paged_decoding(*batch, **options)
-    names = ("q", "k_pages", "v_pages", "block_table", "seq_lens")
-    return Run("paged-decoding", sizes, dict(zip(names, batch, strict=True)), result)
-
-
-def _softmax(algo, sizes, seed):
-    sizes = {"rows": 1, **sizes}
-    if algo == "online-softmax-output":
-        x, v = random_normal(seed, (sizes["rows"], sizes["N"]), (sizes["N"], sizes["d"]))
-        return Run(algo, sizes, {"x": x, "v": v}, online_softmax_output(x, v, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))
-    (x,) = random_normal(seed, (sizes["rows"], sizes["N"]))
-    return Run(algo, sizes, {"x": x}, SOFTMAX[algo](x, **{glossary.KEYWORDS["Bc"]: sizes["Bc"]}))

@@ -34,13 +34,13 @@ from . import (
 )
 from .diagnostics import BuildError, Diagnostics
 from .exchange import exchange
-from .extensions import contents, cuda, fragments, links, math, references, roofline, steps, tiles_chart, toc, trace
+from .extensions import contents, cuda, fragments, links, math, placeholders, references, steps, tiles_chart, toc
 from .markdown import markdown
 
 WEB_DIST = locations.WEB_DIST  # the bundled runtime: web/dist in a checkout, kernelviz/bundled/web in a wheel
 PAGES = locations.PAGES
 MARKER = ".kernelviz-site"  # in every site we write; a folder without it is never replaced
-RESOLVE = (steps, roofline, trace, tiles_chart, fragments, links, cuda, contents, references, toc)
+RESOLVE = (steps, placeholders, tiles_chart, fragments, links, cuda, contents, references, toc)
 
 
 @dataclass

@@ -18,10 +18,10 @@ from mdit_py_plugins.attrs import attrs_block_plugin, attrs_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 from . import highlight
-from .extensions import contents, cuda, editors, links, math, steps, toc, trace
+from .extensions import contents, cuda, editors, links, math, placeholders, steps, toc
 
 # Their parsing rules, registered in this order (math first, so that `$…$` is math before anything else).
-EXTENSIONS = (math, steps, trace, links, editors, cuda, contents, toc)
+EXTENSIONS = (math, steps, placeholders, links, editors, cuda, contents, toc)
 
 
 def markdown():

@@ -22,7 +22,7 @@ from markdown_it.common.utils import escapeHtml
 from ...cuda import fragments
 from .. import fragments_svg
 from ..fragments_svg import Cell
-from . import fence_info, trace
+from . import fence_info, placeholders
 
 LANGUAGE = "fragments"
 OPERANDS = ("A", "B", "C", "ldmatrix")
@@ -71,7 +71,7 @@ def _figure(page, token, line, context, ident):
     if highlight is not None:
         desc += " " + held(cells, highlight)
     svg = fragments_svg.picture(cells, rows=rows, cols=cols, ident=ident, title=title, desc=desc, highlight=highlight)
-    caption = escapeHtml(trace.fill(token.content.strip(), page, line, context))
+    caption = escapeHtml(placeholders.fill(token.content.strip(), page, line, context))
     caption = f"<figcaption>{caption}</figcaption>" if caption else ""  # an empty fence: the picture alone
     return f'<figure class="kv-frag-figure">{svg}{caption}</figure>\n'
 

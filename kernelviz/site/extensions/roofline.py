@@ -72,33 +72,19 @@ def presets():
     ]
 
 
-def resolve(page, context):
-    """Each paragraph that is only {{ roofline }} (a placeholder of extensions.trace's syntax, taken over here before
-    trace resolves) becomes the section; the page then loads the roofline's runtime (entries/roofline.js)."""
-    tokens = page.tokens
-    for k, token in enumerate(tokens):
-        if token.type != "inline" or not _alone(token):
-            continue
-        line = token.map[0] + 1 if token.map else page.meta_line
-        try:
-            html = _section(page, context)
-        except ValueError as e:
-            context.diagnostics.warn(page.file, line, f"{{{{ roofline }}}}: {e}")
-            html = f'<p class="kv-missing">The roofline could not be drawn: {escapeHtml(str(e))}</p>'
-        else:
-            scripts = page.meta.setdefault("scripts", [])
-            if "roofline" not in scripts:
-                scripts.append("roofline")
-        token.children[0].type = "html_inline"
-        token.children[0].content = html
-        for around in (tokens[k - 1], tokens[k + 1]):  # no <p> around a <section>
-            if around.type.startswith("paragraph_"):
-                around.hidden = True
-
-
-def _alone(token):
-    kids = [c for c in token.children or [] if not (c.type == "text" and not c.content.strip())]
-    return len(kids) == 1 and kids[0].type == "kv_trace" and kids[0].content.strip() == "roofline"
+def section(page, context, line):
+    """The section that replaces a paragraph holding only {{ roofline }} (``extensions.placeholders``), the page
+    then loading the roofline's runtime (entries/roofline.js); a front matter it cannot draw is a warning at `line`
+    and a sentence in its place."""
+    try:
+        html = _section(page, context)
+    except ValueError as e:
+        context.diagnostics.warn(page.file, line, f"{{{{ roofline }}}}: {e}")
+        return f'<p class="kv-missing">The roofline could not be drawn: {escapeHtml(str(e))}</p>'
+    scripts = page.meta.setdefault("scripts", [])
+    if "roofline" not in scripts:
+        scripts.append("roofline")
+    return html
 
 
 def spec_of(page):

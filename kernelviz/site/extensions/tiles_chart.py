@@ -15,7 +15,7 @@ twice is a warning at the fence's line (and no chart).
 from markdown_it.common.utils import escapeHtml
 
 from .. import bars_svg
-from . import fence_info, trace
+from . import fence_info, placeholders, trace
 
 LANGUAGE = "tiles-per-block"
 ROLES = (("full", "without the mask"), ("masked", "with the causal mask"))
@@ -43,7 +43,7 @@ def _figure(page, token, line, context, ident):
         if not isinstance(run, dict) or "tiles_per_block" not in run:
             what = f"{role}={name!r} is not" if name else f"{role}=NAME names"
             context.diagnostics.warn(
-                page.file, line, f"{LANGUAGE}: {what} an fa1 or fa2 run of the page's trace (trace: {{NAME: {{...}}}})"
+                page.file, line, f"{LANGUAGE}: {what} an {_drawn()} run of the page's trace (trace: {{NAME: {{...}}}})"
             )
             return ""
         runs[role] = run["tiles_per_block"]
@@ -62,8 +62,15 @@ def _figure(page, token, line, context, ident):
         x_label="block i of query rows",
         y_label="K/V tiles visited",
     )
-    caption = escapeHtml(trace.fill(token.content.strip(), page, line, context))
+    caption = escapeHtml(placeholders.fill(token.content.strip(), page, line, context))
     return f'<figure class="kv-bars-figure">{svg}{bars_svg.legend(series)}<figcaption>{caption}</figcaption></figure>\n'
+
+
+def _drawn():
+    """The algorithms whose runs say their tiles per block (their records' per_block): 'fa1 or fa2'."""
+    from kernelviz.attention.topics import REGISTRY
+
+    return " or ".join(r.name for r in REGISTRY.values() if r.per_block is not None)
 
 
 def _attribute_problem(attrs, leftover, repeated):

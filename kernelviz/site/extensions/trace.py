@@ -1,21 +1,23 @@
 """Ledger numbers in prose: ``{{ trace.EXPR }}`` is replaced at build time by a number measured by the HBM ledger of
-``kernelviz.attention``, so no HBM count on a page is typed by hand.
+``kernelviz.attention``, so no HBM count on a page is typed by hand. The placeholder itself is
+``extensions.placeholders``' (which hands ``trace.`` here); this module reads the page's runs and looks names up.
 
 The sizes come from the page's front matter, one run or several named ones:
 
     trace: {algo: fa2, N: 8, d: 4, Br: 4, Bc: 4}                       → {{ trace.reads.K }}
     trace: {naive: {algo: naive-softmax, N: 16, Bc: 4}, fa2: {...}}   → {{ trace.naive.reads.x }}
 
-`algo` is an algorithm of ``kernelviz.attention.run`` (standard, fa1, fa2, flash-decoding, fa2-mma: N, d, Br, Bc
-required; optional N_kv (default N), splits (flash-decoding), causal (false), dtype (float32; fa2-mma: float16, or
-bfloat16, which it alone takes), batch_heads (1), warps (4) and p_in_shared (false) (fa2-mma); or a softmax
-variant, naive-softmax, safe-softmax, online-softmax: N and Bc required, rows optional (1); online-softmax-output:
-N, Bc and d; or paged-decoding: seq_lens (a list of lengths), d and page_size required, H_q (1), H_kv (H_q),
-splits (1), dtype optional, a random batch with its pages scattered through the pool). The sizes are named as in
+`algo` is an algorithm of ``kernelviz.attention.run``: its registry, ``attention.topics``, lists them and the
+sizes each takes (today standard, fa1, fa2, flash-decoding, fa2-mma: N, d, Br, Bc required; optional N_kv
+(default N), splits (flash-decoding), causal (false), dtype (float32; fa2-mma: float16, or bfloat16, which it alone
+takes), batch_heads (1), warps (4) and p_in_shared (false) (fa2-mma); or a softmax variant, naive-softmax,
+safe-softmax, online-softmax: N and Bc required, rows optional (1); online-softmax-output: N, Bc and d; or
+paged-decoding: seq_lens (a list of lengths), d and page_size required, H_q (1), H_kv (H_q), splits (1), dtype
+optional, a random batch with its pages scattered through the pool). The sizes are named as in
 ``kernelviz.glossary``; an old name (n_splits, heads, b) is a warning naming the new one, in the front matter and in
-a placeholder. Each runs once per build on random inputs of those
-sizes, and EXPR names one of its numbers (T is a tensor of its ledger: Q, K, V, O, L, S, P, m, l, O_partial, x, y,
-o, ...):
+a placeholder. Each runs once per build on random inputs of those sizes, and EXPR names one of its numbers
+(``Run.numbers``, whose vocabulary ``kernelviz.attention.numbers`` lists; T is a tensor of its ledger: Q, K, V, O,
+L, S, P, m, l, O_partial, x, y, o, ...):
 
     trace.reads.T, trace.writes.T, trace.loads.T, ...   what the run's ledger answers (``Ledger.numbers``: times
                                            read / written in full, tile transfers, bytes; bytes.total, .read,
@@ -65,54 +67,10 @@ in prose and inside ``$…$`` math. An unknown name, or a page without ``trace``
 
 import copy
 import functools
-import re
-
-from markdown_it.common.utils import escapeHtml
 
 from ... import glossary
-from ..tokens import walk
 
-PLACEHOLDER = re.compile(r"\{\{\s*([^{}]*?)\s*\}\}")
-FLAGS = ("causal", "p_in_shared")  # a run's true-or-false sizes: not numbers a page quotes
-
-
-def plugin(md):
-    md.inline.ruler.before("escape", "kv_trace", _placeholder)
-    md.add_render_rule("kv_trace", _render)
-
-
-def _placeholder(state, silent):
-    if not state.src.startswith("{{", state.pos):
-        return False
-    m = PLACEHOLDER.match(state.src, state.pos)
-    if not m:
-        return False
-    if not silent:
-        token = state.push("kv_trace", "", 0)
-        token.content = m.group(1)
-    state.pos = m.end()
-    return True
-
-
-def _render(renderer, tokens, idx, options, env):
-    token = tokens[idx]
-    if "text" not in token.meta:
-        return f'<span class="kv-trace kv-missing">{{{{ {escapeHtml(token.content)} }}}}</span>'
-    return f'<span class="kv-trace" title="{escapeHtml(token.content)}">{escapeHtml(token.meta["text"])}</span>'
-
-
-def resolve(page, context):
-    for token, line in walk(page.tokens):
-        is_math = token.type.startswith("math_")
-        if token.type != "kv_trace" and not (is_math and "{{" in token.content):
-            continue
-        numbers = numbers_of(page, context)
-        if is_math:
-            token.content = _fill(token.content, page, numbers, line, context)
-        else:
-            text = _value(page, token.content, numbers, line, context)
-            if text is not None:
-                token.meta["text"] = text
+COMPUTE_ERRORS = (ValueError, TypeError, KeyError)
 
 
 def numbers_of(page, context):
@@ -123,38 +81,29 @@ def numbers_of(page, context):
     return page.env["trace"]
 
 
-def fill(text, page, line, context):
-    """`text` with each ``{{ trace.EXPR }}`` replaced by its number ('?' when unknown, with a warning at `line`)."""
-    return _fill(text, page, numbers_of(page, context), line, context)
-
-
-def _fill(tex, page, numbers, line, context):
-    """`tex` with each placeholder replaced by its number ('?' when unknown, with a warning)."""
-    return PLACEHOLDER.sub(lambda m: _value(page, m.group(1), numbers, line, context) or "?", tex)
-
-
-def _value(page, expr, numbers, line, context):
-    """The text of `expr` ('trace.reads.K'), or None with a warning."""
+def value(page, expr, line, context):
+    """The text of `expr` ('trace.reads.K'), or None with a warning at `line`."""
+    numbers = numbers_of(page, context)
     if numbers is False:  # the trace itself failed, and said so
         return None
     if numbers is None:
         context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: the page's front matter has no trace")
         return None
     head, *path = expr.split(".")
-    value, where = (numbers, "trace") if head == "trace" else ({"trace": numbers}, "")
+    found, where = (numbers, "trace") if head == "trace" else ({"trace": numbers}, "")
     for name in path if head == "trace" else [head]:
-        if isinstance(value, dict) and name not in value and glossary.OLD.get(name) in value:  # an old size name
+        if isinstance(found, dict) and name not in found and glossary.OLD.get(name) in found:  # an old size name
             context.diagnostics.warn(page.file, line, glossary.renamed(name, f"{{{{ {expr} }}}}"))
             name = glossary.OLD[name]
-        if not isinstance(value, dict) or name not in value:
+        if not isinstance(found, dict) or name not in found:
             break
-        value, where = value[name], f"{where}.{name}".lstrip(".")
-    if not isinstance(value, (int, float)) or isinstance(value, bool):
-        has = f"{where} has {', '.join(map(str, value))}" if isinstance(value, dict) else f"{where} is a number"
-        has = f"{where} is a list (a chart draws it), not a number" if isinstance(value, (list, tuple)) else has
+        found, where = found[name], f"{where}.{name}".lstrip(".")
+    if not isinstance(found, (int, float)) or isinstance(found, bool):
+        has = f"{where} has {', '.join(map(str, found))}" if isinstance(found, dict) else f"{where} is a number"
+        has = f"{where} is a list (a chart draws it), not a number" if isinstance(found, (list, tuple)) else has
         context.diagnostics.warn(page.file, line, f"{{{{ {expr} }}}}: unknown trace name; {has}")
         return None
-    return format_number(value)
+    return format_number(found)
 
 
 def format_number(x):
@@ -174,7 +123,7 @@ def _numbers(page, diagnostics):
         if not all(isinstance(s, dict) for s in spec.values()):
             raise ValueError("expected {algo: ..., sizes} or {name: {algo: ..., sizes}, ...}")
         return {name: compute(_named(s, f"trace.{name}", page, diagnostics)) for name, s in spec.items()}
-    except (ValueError, TypeError, KeyError) as e:
+    except COMPUTE_ERRORS as e:
         message = str(e)  # (the glossary's errors name where they are: trace.RUN)
         diagnostics.warn(page.file, _trace_line(page), message if message.startswith("trace") else f"trace: {message}")
         return False
@@ -214,45 +163,29 @@ def compute(spec):
 
 @functools.lru_cache(maxsize=64)  # the same run on every rebuild of kernelviz serve
 def _compute(items):
+    """The run's numbers (``Run.numbers``), or its closed forms' (``runs.closed_numbers``), and the shared memory
+    its CUDA kernel declares at its sizes (``kernels.shared_memory``), where it has one."""
     from kernelviz import attention
-    from kernelviz.attention import FORMULAS, blocks, formulas
-    from kernelviz.attention._inputs import itemsize
-    from kernelviz.attention.runs import baseline, storage
+    from kernelviz.attention import runs
     from kernelviz.cuda import kernels
 
     sizes = dict(items)
     algo = sizes.pop("algo", None)
     grid = _schedule_spec(algo, sizes.pop("schedule", None), sizes.get("batch_heads", 1))
-    attending = algo in attention.ALGORITHMS
-    options = {"dtype": storage(algo, sizes.pop("dtype", None))} if attending else {}
-    closed_form = sizes.pop("closed_form", False) if attending else False
+    stored = runs.algorithm(algo).inputs.storage  # it takes a storage dtype (the softmax variants do not)
+    options = {"dtype": runs.storage(algo, sizes.pop("dtype", None))} if stored else {}
+    closed_form = sizes.pop("closed_form", False) if stored else False
     if not isinstance(closed_form, bool):
         raise ValueError(f"closed_form must be true or false, got {closed_form!r}")
     if closed_form and grid is not None:
         raise ValueError("schedule needs the ledger's tiles per block: it does not go with closed_form")
     if closed_form:
-        return {k: v for k, v in attention.closed_form(algo, **options, **sizes).items() if k not in FLAGS}
-    if attending and algo != "paged-decoding":
-        _fits(algo, sizes, itemsize(options["dtype"]))
+        return runs.closed_numbers(algo, **options, **sizes)
+    if stored:
+        _fits(algo, sizes, options["dtype"])
+    sms, batch_heads = grid or (None, None)
     done = attention.run(algo, **options, **sizes)
-    out = {key: v for key, v in done.sizes.items() if key not in FLAGS}
-    out.update(done.result.ledger.numbers())
-    out.update(done.counts)
-    if algo in ("fa1", "fa2"):
-        out["tiles_per_block"] = _per_block(blocks.tiles_per_block(done.result))
-    if grid is not None:
-        sms, batch_heads = grid
-        work = blocks.grid(algo, out["tiles_per_block"]["list"], batch_heads)
-        out["schedule"] = {**blocks.schedule(work, sms), "batch_heads": batch_heads}
-    if algo == "paged-decoding":  # K and V bytes read per token of the batch
-        out["kv_bytes_per_token"] = (out["read_bytes"]["K"] + out["read_bytes"]["V"]) // out["tokens"]
-    elif attending:  # the baseline's bytes from its closed form (the tests hold it equal to its ledger): not run
-        s = done.sizes
-        standard = FORMULAS[baseline(algo)](
-            s["N"], s["d"], s["Br"], s["Bc"], N_kv=s["N_kv"], causal=s["causal"], batch_heads=s["batch_heads"],
-            itemsize=itemsize(options["dtype"]),  # the same bytes per element: float16's for a bfloat16 fa2-mma
-        )  # fmt: skip
-        out["ratio_standard"] = formulas.total(standard) / done.result.ledger.total_bytes
+    out = done.numbers(sms, batch_heads)
     shared = kernels.shared_memory(algo, done.sizes)
     if shared is not None:
         out["cuda"] = {"shared_bytes": shared}
@@ -264,10 +197,12 @@ def _schedule_spec(algo, spec, run_batch_heads):
     hashable: sorted pairs), or None without one. Raises ValueError naming what is wrong."""
     if spec is None:
         return None
+    from kernelviz.attention.numbers import schedule_problem
+    from kernelviz.attention.runs import algorithm
     from kernelviz.roofline import gpu
 
-    if algo not in ("fa1", "fa2"):
-        raise ValueError(f"schedule is for fa1 and fa2 (whose blocks of rows it deals to SMs), not {algo!r}")
+    if problem := schedule_problem(algorithm(algo).name):
+        raise ValueError(problem)
     fields = dict(spec) if isinstance(spec, tuple) and all(isinstance(p, tuple) for p in spec) else None
     if fields is None or "gpu" not in fields or set(fields) - {"gpu", "batch_heads"}:
         given = spec if fields is None else fields
@@ -281,49 +216,12 @@ def _schedule_spec(algo, spec, run_batch_heads):
         raise ValueError(f"schedule.{e}") from None
 
 
-def _per_block(tiles):
-    """The numbers of the tiles each block of rows visits (see the module docstring)."""
-    mean = sum(tiles) / len(tiles)
-    return {
-        "list": tiles,
-        "count": len(tiles),
-        "first": tiles[0],
-        "last": tiles[-1],
-        "min": min(tiles),
-        "max": max(tiles),
-        "total": sum(tiles),
-        "mean": mean,
-        "max_over_mean": max(tiles) / mean if mean else 1.0,
-    }
-
-
-def _fits(algo, sizes, itemsize, available=None):
+def _fits(algo, sizes, dtype):
     """Raise ValueError, saying what would not fit or take too long, when the run a trace makes needs more memory
-    than the machine has (``attention.footprint``) or more tile steps than ``runs.WORK_LIMIT`` (minutes of every
-    build): a page's trace at N = 10**6 is a message at its line naming the page's algorithm and what to write
-    instead (closed_form: true), not a MemoryError, the kernel's OOM killer, nor a build that never ends. Its
-    baseline (standard attention, for ratio_standard) comes from the closed forms and is never run. Sizes missing or
-    of the wrong type are left for ``attention.run`` to name."""
-    from kernelviz.attention import footprint
-    from kernelviz.attention.runs import too_long
+    than the machine has or more tile steps than ``runs.WORK_LIMIT`` (minutes of every build): a page's trace at
+    N = 10**6 is a message at its line naming the page's algorithm and what to write instead (closed_form: true),
+    not a MemoryError, the kernel's OOM killer, nor a build that never ends (``runs.refusal``)."""
+    from kernelviz.attention import runs
 
-    have = footprint.available() if available is None else available
-    try:
-        n, d, Br, Bc = (int(sizes[k]) for k in ("N", "d", "Br", "Bc"))
-        n_kv, heads = int(sizes.get("N_kv", n)), int(sizes.get("batch_heads", 1))
-    except (KeyError, TypeError, ValueError):
-        return
-    if min(n, d, Br, Bc, n_kv, heads) < 1:
-        return
-    instead = "add closed_form: true to the trace's sizes (bytes, FLOPs and ratio_standard at any size) or choose a "
-    instead += "smaller N"
-    splits = sizes.get("splits") or min(4, -(-n_kv // Bc))
-    need, parts = footprint.estimate(algo, n, n_kv, d, heads, Br, Bc, itemsize, splits)
-    if have is not None and need > have:
-        biggest = max(parts, key=parts.get)
-        raise ValueError(
-            f"{algo} at N={n} N_kv={n_kv} d={d} needs about {footprint.gib(need)} of memory "
-            f"({biggest}: {footprint.gib(parts[biggest])}) and {footprint.gib(have)} is available: {instead}"
-        )
-    if problem := too_long(algo, n, d, Br, Bc, n_kv, bool(sizes.get("causal")), heads):
-        raise ValueError(f"{problem} at every build: {instead}")
+    if problem := runs.refusal(algo, sizes, dtype):
+        raise ValueError(problem)

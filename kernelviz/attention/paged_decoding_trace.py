@@ -35,7 +35,7 @@ def main(args, roofline=None):
     mha = formulas.total(formulas.paged_decoding(lens, d, args.page_size, args.H_q, args.H_q, n_splits, itemsize))
     ledger = result.ledger
     params = dict(seq_lens=lens, d=d, seed=args.seed, pages=inputs[1].shape[0], **result.params)
-    report = dict(algorithm="paged-decoding", params=params, **ledger.summary())
+    report = dict(algorithm=args.algo, params=params, **ledger.summary())
     report.update(mha_bytes=mha, vs_mha=ledger.total_bytes / mha)
     if roofline is not None:  # where the run sits on a GPU's roofline (--gpu), as for the other algorithms
         report["roofline"] = roofline(ledger.total_bytes, ledger.flops.by_kind)
