@@ -84,6 +84,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 
 #define __grid_constant__
 #define KV_DYNAMIC_SMEM(name) uint8_t* name = kvshim::dynamic_smem()
@@ -99,23 +100,46 @@ struct TensorMap {
     int elem_bytes = 2;           // 2 for fp16/bf16, 4 for float
     int rank = 2;                 // 1..5
     uint64_t dims[5] = {};        // elements in each dim, innermost first
-    uint64_t strides[5] = {};     // bytes between consecutive indices of dims 1..rank-1 (strides[0] unused)
+    uint64_t strides[5] = {};     // bytes between consecutive indices of each dim (strides[0] = elem_bytes)
     uint32_t box[5] = {};         // elements copied in each dim (box[0] * elem_bytes <= swizzle when swizzled)
     int swizzle = 128;            // 0, 32, 64 or 128 bytes
 };
 
-// A row-major tensor (dims innermost first, contiguous) of `rank` dims.
-TensorMap make_tensor_map(void* base, int elem_bytes, int rank, const uint64_t* dims, const uint32_t* box, int swizzle);
-
-uint8_t* dynamic_smem();
+// make_tensor_map(base, elem_bytes, rank, dims, box, swizzle) (tma.h): a row-major tensor (dims innermost first,
+// contiguous), checked as cuTensorMapEncodeTiled checks it (std::invalid_argument naming what is wrong).
 
 inline int launch_regs = 168;  // registers per thread at launch (setmaxnreg accounting)
-inline unsigned async_seed = 0;  // 0: copies complete as late as possible; else at random points from this seed
+// 0: copies complete as late as possible; else at random points from this seed (environment KVSHIM_ASYNC_SEED)
+inline unsigned async_seed = std::getenv("KVSHIM_ASYNC_SEED") ? unsigned(std::atoi(std::getenv("KVSHIM_ASYNC_SEED"))) : 0;
 
 }  // namespace kvshim
 
 using CUtensorMap = kvshim::TensorMap;
 
+#include "hopper_layouts.h"
+#include "async.h"
+#include "tma.h"
+#include "wgmma.h"
+
+namespace kvshim {
+
+inline uint8_t* dynamic_smem() { return shared.base(); }
+
+inline void block_begin(int threads) {
+    reset_async(threads);
+    reset_tma(threads);
+    reset_wgmma(threads);
+}
+
+// Copies still in flight land when the block ends (a TMA store the kernel never waited for still writes).
+inline void block_end() {
+    while (async_step(false)) {
+    }
+}
+
+}  // namespace kvshim
+
+#if 0  // the API, as declared above (the definitions are in async.h, tma.h and wgmma.h)
 uint32_t smem_addr(const void* p);
 void mbar_init(uint64_t* bar, unsigned arrivals);
 void fence_mbar_init();
@@ -150,3 +174,4 @@ template <int R>
 void setmaxnreg_inc();
 template <int R>
 void setmaxnreg_dec();
+#endif

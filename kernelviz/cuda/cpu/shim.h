@@ -25,15 +25,19 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <barrier>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <semaphore>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -65,6 +69,18 @@ enum class Schedule { threads, forward, backward };
 
 constexpr int WARP = 32;
 
+using Ready = std::function<bool()>;
+using Waits = std::function<std::string()>;  // what a waiting thread waits on, for a deadlock report
+
+// Hopper's asynchronous units (cpu/hopper.h): one copy in flight is completed (the oldest, or when `random` one at
+// random from kvshim::async_seed, or none by chance); false when none completed. block_begin/block_end: a block's
+// state before its threads start and after they all return. async_lock guards it under Schedule::threads.
+inline bool async_step(bool random);
+inline void block_begin(int threads);
+inline void block_end();
+inline std::recursive_mutex async_lock;
+inline std::atomic<unsigned long> progress{0};  // bumped by every change of the asynchronous units' state
+
 // What __syncthreads() and a warp's rendezvous do for the block that runs now.
 struct Sync {
     virtual ~Sync() = default;
@@ -72,6 +88,9 @@ struct Sync {
     virtual void wait(int t) = 0;         // a thread reaches __syncthreads()
     virtual void warp_wait(int t) = 0;    // a thread reaches a collective of its warp
     virtual void end(int t) = 0;          // a thread returns from the kernel
+    // A thread waits until `ready()` (an mbarrier phase, a named barrier, ...): called without async_lock held;
+    // `ready` and `waits` are called with it held (or while no other thread runs).
+    virtual void wait_until(int t, const Ready& ready, const Waits& waits) = 0;
 };
 
 struct Concurrent : Sync {
@@ -86,6 +105,28 @@ struct Concurrent : Sync {
         bar.arrive_and_drop();
         warps[t / WARP]->arrive_and_drop();
     }
+    // Spin, completing copies in flight now and then; 10 s without any change is a deadlock (exit status 5).
+    void wait_until(int t, const Ready& ready, const Waits& waits) override {
+        auto seen = progress.load();
+        auto since = std::chrono::steady_clock::now();
+        for (unsigned spin = 0;; spin++) {
+            {
+                std::lock_guard lock(async_lock);
+                if (ready()) return;
+                if (spin % 64 == 63 && async_step(true)) continue;
+                if (spin % 4096 == 4095 && async_step(false)) continue;
+                if (progress.load() != seen) {
+                    seen = progress.load();
+                    since = std::chrono::steady_clock::now();
+                } else if (std::chrono::steady_clock::now() - since > std::chrono::seconds(10)) {
+                    std::fprintf(stderr, "deadlock: thread %d waits at %s; nothing changed for 10 s\n", t, waits().c_str());
+                    std::fflush(stderr);
+                    std::_Exit(5);
+                }
+            }
+            std::this_thread::yield();
+        }
+    }
 };
 
 // One thread runs at a time. A thread hands its turn on when it waits (at __syncthreads() or at its warp's
@@ -94,13 +135,19 @@ struct Concurrent : Sync {
 // so a barrier missing between warps shows. A barrier lets its threads run again once every thread of its scope
 // still running has reached it (the block for __syncthreads(), the warp for a rendezvous). With block barriers
 // alone this is the round robin: every thread reaches barrier k before any thread passes it.
+//
+// A thread in wait_until may run again once its condition holds. When no thread may run, a copy in flight completes
+// (the oldest first) and the threads are looked at again: copies complete as late as they can, unless
+// kvshim::async_seed asks for random points; only with no copy left in flight is it a deadlock.
 struct Turns : Sync {
-    enum State { ready, at_block, at_warp, done };
+    enum State { ready, at_block, at_warp, at_cond, done };
     int n;
     std::vector<int> order, rank;
     std::vector<State> state;
+    std::vector<const Ready*> cond;
+    std::vector<const Waits*> waits_on;
     std::vector<std::unique_ptr<std::binary_semaphore>> turn;  // thread t runs while it holds turn[t]
-    explicit Turns(int n_, bool reverse) : n(n_), rank(n_), state(n_, ready) {
+    explicit Turns(int n_, bool reverse) : n(n_), rank(n_), state(n_, ready), cond(n_), waits_on(n_) {
         for (int k = 0; k < n; k++) order.push_back(reverse ? n - 1 - k : k);
         for (int k = 0; k < n; k++) rank[order[k]] = k;
         for (int t = 0; t < n; t++) turn.push_back(std::make_unique<std::binary_semaphore>(t == order[0] ? 1 : 0));
@@ -120,28 +167,57 @@ struct Turns : Sync {
     }
     // Hand the turn from t to the next thread in order that may run and return it (t itself, if it is the one);
     // -1 when every thread has returned. Threads that wait but none may run: a deadlock, reported (exit status 5).
-    int hand_on(int t) {
+    int pick(int t) {
         for (int same = 1; same >= 0; same--)  // a lane of t's own warp first, then any thread
             for (int k = 1; k <= n; k++) {
                 int u = order[(rank[t] + k) % n];
-                if (state[u] != ready || (same && u / WARP != t / WARP)) continue;
+                if (same && u / WARP != t / WARP) continue;
+                if (state[u] == at_cond && (*cond[u])()) state[u] = ready;
+                if (state[u] == ready) return u;
+            }
+        return -1;
+    }
+    int hand_on(int t) {
+        std::lock_guard lock(async_lock);
+        async_step(true);
+        for (;;) {
+            int u = pick(t);
+            if (u >= 0) {
                 if (u != t) turn[u]->release();
                 return u;
             }
+            if (!async_step(false)) break;
+        }
+        bool stuck = false;
         for (int u = 0; u < n; u++)
             if (state[u] != done) {
-                std::fprintf(stderr, "deadlock: thread %d waits at %s that not every thread of its %s reaches\n", u,
-                             state[u] == at_block ? "a __syncthreads()" : "a warp collective",
-                             state[u] == at_block ? "block" : "warp");
-                std::fflush(stderr);
-                std::_Exit(5);
+                stuck = true;
+                if (state[u] == at_cond)
+                    std::fprintf(stderr, "deadlock: thread %d waits at %s\n", u, (*waits_on[u])().c_str());
+                else
+                    std::fprintf(stderr, "deadlock: thread %d waits at %s that not every thread of its %s reaches\n", u,
+                                 state[u] == at_block ? "a __syncthreads()" : "a warp collective",
+                                 state[u] == at_block ? "block" : "warp");
             }
+        if (stuck) {
+            std::fflush(stderr);
+            std::_Exit(5);
+        }
         return -1;
     }
     void block(int t, State where) {
         state[t] = where;
         release_all(t);
         if (hand_on(t) != t) turn[t]->acquire();
+    }
+    void wait_until(int t, const Ready& ready_now, const Waits& waits) override {
+        {
+            std::lock_guard lock(async_lock);
+            if (ready_now()) return;
+        }
+        cond[t] = &ready_now;
+        waits_on[t] = &waits;
+        block(t, at_cond);
     }
     void wait(int t) override { block(t, at_block); }
     void warp_wait(int t) override { block(t, at_warp); }
@@ -177,6 +253,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                 if (schedule == Schedule::threads) sync = std::make_unique<Concurrent>(n);
                 else sync = std::make_unique<Turns>(n, schedule == Schedule::backward);
                 std::vector<WarpSlots> slots((n + WARP - 1) / WARP);
+                block_begin(n);
                 std::vector<std::thread> threads;
                 for (int t = 0; t < n; t++)
                     threads.emplace_back([&, t] {
@@ -191,6 +268,7 @@ void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Schedule schedule,
                         sync->end(t);
                     });
                 for (auto& thread : threads) thread.join();
+                block_end();
             }
 }
 
