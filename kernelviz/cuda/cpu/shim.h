@@ -114,7 +114,10 @@ struct Concurrent : Sync {
                 std::lock_guard lock(async_lock);
                 if (ready()) return;
                 if (spin % 64 == 63 && async_step(true)) continue;
-                if (spin % 4096 == 4095 && async_step(false)) continue;
+                // the oldest copy lands every 4096 spins of a thread, or after 50 ms without progress: 384 threads
+                // sharing two cores reach 4096 spins only after seconds (fa3's block)
+                bool stalled = std::chrono::steady_clock::now() - since > std::chrono::milliseconds(50);
+                if ((spin % 4096 == 4095 || stalled) && async_step(false)) continue;
                 if (progress.load() != seen) {
                     seen = progress.load();
                     since = std::chrono::steady_clock::now();
