@@ -3,8 +3,8 @@
 Prefill (N in 1k, 4k, 16k; d = 64, 128; no mask): FA1 and FA2 against SDPA's MATH and EFFICIENT backends in
 float32 (the baseline is EFFICIENT), with FLASH and cuDNN in bfloat16 for context. Decode (one query row per head,
 N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIENT in float32 (the baseline).
-Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma in fp16 and in bf16 against SDPA's FLASH backend in
-the same dtype (the baseline), with max |O - O_flash| at N <= 4096.
+Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma, and on Hopper fa3, in fp16 and in bf16 against
+SDPA's FLASH backend in the same dtype (the baseline), with max |O - O_flash| at N <= 4096. ``--parts`` picks tables.
 
 Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
 GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
@@ -153,6 +153,9 @@ def prefill(table):
     from kernelviz.cuda import launch
 
     predicted = {}  # kernel -> (N, seconds) of its last run, to skip runs that would be too long
+    hopper = torch.cuda.get_device_capability() == (9, 0)  # fa3: sm_90a only
+    if not hopper:
+        print(f"fa3: skipped, it runs on Hopper (sm_90) only, not {torch.cuda.get_device_name()}")
     for d in (64, 128):
         for n in (1024, 4096, 16384):
             shape = f"BH={HEADS} N={n} d={d}"
@@ -197,6 +200,9 @@ def tensor_cores(table):
 
     from kernelviz.cuda import launch
 
+    hopper = torch.cuda.get_device_capability() == (9, 0)  # fa3: sm_90a only
+    if not hopper:
+        print(f"fa3: skipped, it runs on Hopper (sm_90) only, not {torch.cuda.get_device_name()}")
     for d in (64, 128):
         for n in (1024, 4096, 16384):
             shape = f"BH={HEADS} N={n} d={d}"
@@ -210,14 +216,16 @@ def tensor_cores(table):
                 except RuntimeError as e:
                     base, flash = None, None
                     table.add("sdpa FLASH", dtype, shape, None, flops, nbytes, why=str(e).splitlines()[0][:60])
-                go, out = launch.prepare("fa2_mma", q, k, v, dtype=dtype)
-                table.add("fa2_mma", dtype, shape, timed(go), flops, nbytes, base)
-                if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
-                    go()
-                    o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)
-                    err = (o.float() - flash()[0].float()).abs().max().item()
-                    print(f"{'':<22}fa2_mma vs sdpa FLASH ({dtype}): max |O - O_flash| = {err:.2e}")
-                del q, k, v, out
+                for kernel in ("fa2_mma", "fa3") if hopper else ("fa2_mma",):
+                    go, out = launch.prepare(kernel, q, k, v, dtype=dtype)
+                    table.add(kernel, dtype, shape, timed(go), flops, nbytes, base)
+                    if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
+                        go()
+                        o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)
+                        err = (o.float() - flash()[0].float()).abs().max().item()
+                        print(f"{'':<22}{kernel} vs sdpa FLASH ({dtype}): max |O - O_flash| = {err:.2e}")
+                    del out
+                del q, k, v
                 torch.cuda.empty_cache()
 
 
@@ -245,7 +253,9 @@ def decode(table):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="the CUDA kernels against PyTorch's SDPA, on one GPU")
     parser.add_argument("--results", default=str(RESULTS), help=f"write our kernels' times here (default {RESULTS})")
+    parser.add_argument("--parts", default="prefill,decode,tensor-cores", help="the tables to run (default: all)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     if why := gpu_problem():
         from kernelviz.cuda import launch
 
@@ -257,9 +267,12 @@ def main(argv=None):
     torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, for SDPA MATH too
     copy_bw = copy_bandwidth()
     print(f"{torch.cuda.get_device_name()}: device-to-device copy {copy_bw / 1e9:.0f} GB/s (read + write)")
-    prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
-    decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
-    tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
+    if "prefill" in parts:
+        prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    if "decode" in parts:
+        decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    if "tensor-cores" in parts:
+        tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
     if args.results:
         write_results(Path(args.results), torch.cuda.get_device_name(), Table.runs)
     print(f"\n{math.ceil(time.perf_counter() - started)} s")

@@ -71,6 +71,18 @@ def architecture():
     return f"sm_{cupy.cuda.Device().compute_capability}"
 
 
+def kernel_arch(kernel):
+    """The architecture to build `kernel` for on the current device: the device's ("sm_90"), or its variant with the
+    architecture-specific instructions ("sm_90a") where the kernel is built for that. Raises ValueError for a kernel
+    built only for such variants (fa3: Hopper's wgmma, TMA, setmaxnreg) on another device."""
+    arch, own = architecture(), kernels.archs(kernel)
+    if f"{arch}a" in own:
+        return f"{arch}a"
+    if all(a.endswith("a") for a in own) and arch not in own:
+        raise ValueError(f"{kernel} is built for {', '.join(own)} only (Hopper's own instructions); this GPU is {arch}")
+    return arch
+
+
 @cache
 def _module(kernel, names, arch):
     import cupy
@@ -81,7 +93,7 @@ def _module(kernel, names, arch):
 
 def function(kernel, name, names):
     """The CuPy kernel for template instance `name` of `kernel`'s file, built with the instances `names`."""
-    module, lowered = _module(kernel, tuple(names), architecture())
+    module, lowered = _module(kernel, tuple(names), kernel_arch(kernel))
     return module.get_function(lowered[name])
 
 

@@ -90,7 +90,7 @@ def test_paged_decoding_on_the_gpu(lens, page_size, d, g, n_splits):
     assert rel_err(out["O"].reshape(arrays[0].shape), paged_attention_fp64(*arrays)) <= TOL
 
 
-@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if k != "fa2_mma"])  # fa2_mma: below, in 16 bits
+@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if not kernels.kernel(k).sixteen_bit])  # below; fa3's
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")
