@@ -150,7 +150,7 @@ def sixteen_bit(x, dtype, kernel=None):
     return half.bits(cupy.asarray(x), dtype, xp=cupy)
 
 
-def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=kernels.GPU_THREADS, n_splits=1, dtype=None):
+def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=None, n_splits=1, dtype=None):
     """Check and compile `kernel` for its inputs `arrays` (in the order of kernels.inputs, as cpu.run takes them;
     device arrays: CuPy, or PyTorch CUDA tensors, or NumPy to copy) and return (go, out): go() enqueues its launches
     on the current stream, out is {name: CuPy array} it writes. A kernel on 16-bit inputs (its record's

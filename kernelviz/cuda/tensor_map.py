@@ -73,13 +73,14 @@ def launcher(fn, grid, threads, shared_bytes, args):
     of dynamic shared memory (allowed beyond 48 KiB first) and `args` (as_c of each)."""
     import cupy
 
-    cupy.cuda.driver.funcSetAttribute(fn.ptr, MAX_DYNAMIC_SHARED, shared_bytes)
+    handle = getattr(fn, "kernel", fn).ptr  # a RawKernel's compiled Function, or a Function
+    cupy.cuda.driver.funcSetAttribute(handle, MAX_DYNAMIC_SHARED, shared_bytes)
     values = [as_c(a) for a in args]
     params = (ctypes.c_void_p * len(values))(*[ctypes.addressof(v) for v in values])
 
     def go():
         stream = cupy.cuda.get_current_stream().ptr
-        cupy.cuda.driver.launchKernel(fn.ptr, *grid, threads, 1, 1, shared_bytes, stream, ctypes.addressof(params), 0)
+        cupy.cuda.driver.launchKernel(handle, *grid, threads, 1, 1, shared_bytes, stream, ctypes.addressof(params), 0)
         go.keep = (values, params)  # alive while the launch may read them
 
     return go
