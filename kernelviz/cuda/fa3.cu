@@ -9,15 +9,16 @@
 //     FA2's loop with wgmma.mma_async, Hopper's warpgroup matmul: S = Q K_j^T reads both operands from SRAM through
 //     matrix descriptors, O += P V_j takes P from registers (the accumulator of S, rounded to 16 bits, is laid out
 //     as wgmma's A fragment, as for mma.sync in fa2_mma.cu).
-// Two overlaps hide the softmax behind the tensor cores (§3.2): within a warpgroup, S_{j+1} = Q K_{j+1}^T is issued
-// before the softmax of tile j... here the softmax of S_{j+1} runs while O += P_j V_j is in flight (wgmma_wait<1>
-// waits for S only); across warpgroups, two named barriers let them take turns issuing wgmma (ping-pong), so one's
-// softmax runs under the other's products.
+// Two overlaps hide the softmax behind the tensor cores. Within a warpgroup (§3.2): at step j it issues S_j = Q K_j^T,
+// then O += P_{j-1} V_{j-1} (the tile before's product), waits for S_j alone (wgmma_wait<1>) and runs the softmax of
+// S_j while that product is still in flight. Across warpgroups (ping-pong, §3.1): two named barriers make them take
+// turns issuing their wgmmas, so one's softmax runs under the other's products.
 //
 // Memory levels: HBM is what the tensor maps describe (and L), SRAM the dynamic shared memory `smem`, registers the
 // locals. Layout: Q and O are (BH, N, D), K and V (BH, N_kv, D), 16-bit; L = m*scale + log l is (BH, N) float. The
 // host makes four 3-D tensor maps (dims D, rows, BH; 128-byte swizzle; boxes of 64 columns: 64 rows for Q and O, Bc
-// rows for K and V); TMA fills rows past N or N_kv with zeros and clips stores there, so ragged sizes need no test.
+// rows for K and V); TMA fills rows past N or N_kv with zeros and clips stores there, so ragged sizes need no bounds
+// test in the kernel, only the mask of keys past N_kv.
 // Launch: grid (ceil(N/128), BH), 384 threads, fa3_shared_bytes(Bc, D) bytes of dynamic shared memory. scale > 0.
 // Causal, aligned bottom-right as in fa2.cu: row r sees keys up to r + N_kv - N; a row that sees no key gets O = 0
 // and L = -inf.
