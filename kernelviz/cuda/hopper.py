@@ -4,8 +4,9 @@ wgmma and TMA (cpu/hopper.h) read them from cpu/hopper_layouts.h, which `header(
 kernelviz.cuda.hopper` writes it; a test holds the checked-in copy equal to it and the C++ functions equal to these);
 the tests check them against the PTX ISA's formulas worked by hand; a page's pictures can draw them (stdlib only).
 
-Fragments (PTX ISA 9.7.15.5, wgmma .m64nNk16): a warpgroup is 128 threads, warps 0..3; warp w holds rows
-16w..16w+15, with groupID = lane >> 2 and threadID_in_group = lane % 4 inside its warp, as mma.m16n8k16 does:
+Fragments (PTX ISA 9.7.15.5.1.1.1, "Matrix Fragments for wgmma.mma_async.m64nNk16"): a warpgroup is 128 threads,
+warps 0..3; warp w holds rows 16w..16w+15, with groupID = lane >> 2 and threadID_in_group = lane % 4 inside its warp,
+as mma.m16n8k16 does:
 
 - D (64×N, f32), d_0..d_{N/2-1}: row = 16w + groupID + 8·((i >> 1) & 1), col = 8·(i >> 2) + 2·threadID_in_group +
   (i & 1): the m16n8 accumulator repeated N/8 times along the columns.
@@ -71,7 +72,13 @@ def decode_desc(desc):
     """{start, lbo, sbo (bytes), base, width (swizzle bytes)} of a descriptor."""
     raw = {name: (desc >> bit) & ((1 << width) - 1) for name, (bit, width) in DESC_FIELDS.items()}
     width = {mode: w for w, mode in MODE.items()}[raw["mode"]]
-    return {"start": raw["start"] << 4, "lbo": raw["lbo"] << 4, "sbo": raw["sbo"] << 4, "base": raw["base"], "width": width}
+    return {
+        "start": raw["start"] << 4,
+        "lbo": raw["lbo"] << 4,
+        "sbo": raw["sbo"] << 4,
+        "base": raw["base"],
+        "width": width,
+    }
 
 
 def operand_offset(mn, k, lbo, sbo, width, mn_major):
@@ -104,6 +111,12 @@ def owners(rows=64, cols=16, layout=wgmma_d):
     return grid
 
 
+def chunks(width, lines=8):
+    """The picture of a swizzle: [line][physical 16-byte chunk] = the logical chunk that lands there, for `lines`
+    128-byte lines from a 1024-aligned address (a swizzle is its own inverse, so the same map read either way)."""
+    return [[swizzle(128 * line + 16 * c, width) % 128 // 16 for c in range(8)] for line in range(lines)]
+
+
 def header():
     """C++ for the CPU shim (HEADER, included by cpu/hopper.h): KV_WGMMA_D[128][4][2], the (row, col) of the first
     four accumulator elements of each thread (element i lies 8·(i >> 2) columns right of element i % 4), the
@@ -115,7 +128,7 @@ def header():
         for name, (bit, width) in DESC_FIELDS.items()
     )
     widths = ", ".join(str({m: w for w, m in MODE.items()}[m]) for m in range(4))
-    return f"""// Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzle modes.
+    return f"""// Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzles.
 #pragma once
 
 #include <cstdint>
