@@ -32,9 +32,9 @@ def test_a_softmax_run():
     ("algo", "sizes", "message"),
     [
         (
-            "fa3",
+            "fa4",
             {"N": 8, "d": 4},
-            "algo must be one of standard, fa1, fa2, flash-decoding, fa2-backward, standard-backward, fa2-mma, "
+            "algo must be one of standard, fa1, fa2, flash-decoding, fa2-backward, standard-backward, fa2-mma, fa3, "
             "paged-decoding",
         ),
         ("fa2", {"N": 8, "d": 4, "Br": 4}, "missing Bc"),

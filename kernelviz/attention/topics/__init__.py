@@ -13,7 +13,7 @@ Nothing else names it: tests/attention/test_attention_registry.py holds that no 
 the site's extensions does, outside its own modules and this list.
 """
 
-from . import fa1, fa2, fa2_backward, fa2_mma, flash_decoding, paged_decoding, softmax, standard, standard_backward
+from . import fa1, fa2, fa2_backward, fa2_mma, fa3, flash_decoding, paged_decoding, softmax, standard, standard_backward
 
 TOPICS = (
     standard.ALGORITHM,
@@ -23,6 +23,7 @@ TOPICS = (
     fa2_backward.ALGORITHM,
     standard_backward.ALGORITHM,
     fa2_mma.ALGORITHM,
+    fa3.ALGORITHM,
     paged_decoding.ALGORITHM,
     softmax.NAIVE,
     softmax.SAFE,
