@@ -123,11 +123,11 @@ def reserved_shared():
     return cupy.cuda.runtime.deviceGetAttribute(RESERVED_SHARED_ATTRIBUTE, cupy.cuda.Device().id)
 
 
-def check_function(launch, fn, reserved, static=None):
+def check_function(launch, fn, reserved):
     """Check a loaded kernel (`fn`: CuPy's Function, read for shared_size_bytes, max_threads_per_block, num_regs)
-    against its `launch`: RuntimeError if its static shared memory is not the host's (`static`, default the launch's;
-    plus `reserved`), ThreadLimitError if the launch has more threads than the driver allows this kernel."""
-    kernels.check_compiled_shared(launch, fn.shared_size_bytes, reserved, static)
+    against its `launch`: RuntimeError if its shared memory is not the host's (plus `reserved`), ThreadLimitError
+    if the launch has more threads than the driver allows this kernel."""
+    kernels.check_compiled_shared(launch, fn.shared_size_bytes, reserved)
     why = f"the driver's maxThreadsPerBlock for it, with {fn.num_regs} registers a thread"
     kernels.check_threads(launch, fn.max_threads_per_block, why)
 

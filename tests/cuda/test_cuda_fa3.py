@@ -38,8 +38,8 @@ def test_within_mma_tol_of_the_fp64_reference(bh, n, n_kv, d, causal, dtype):
 
 
 def test_every_schedule_gives_the_same_bits():
-    """The threads free-running, or one at a time in either order, with copies landing as late as they can (and, free
-    running, when the threads stall): the same O and L, bit for bit."""
+    """The threads free-running, or one at a time in either order, with copies landing at seeded random points and
+    whenever no thread can run (shim.h's wait_until): the same O and L, bit for bit."""
     found = [check(2, 130, 65, 64, True, "bf16", schedule)[0] for schedule in cpu.SCHEDULES]
     for other in found[1:]:
         for name in ("O", "L"):
