@@ -3,9 +3,9 @@
 Prefill (N in 1k, 4k, 16k; d = 64, 128; no mask): FA1 and FA2 against SDPA's MATH and EFFICIENT backends in
 float32 (the baseline is EFFICIENT), with FLASH and cuDNN in bfloat16 for context. Decode (one query row per head,
 N_kv in 4k, 64k): flash decoding over several split counts against SDPA EFFICIENT in float32 (the baseline).
-Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma, and fa2_pipe with 1 and 2 stages (cp.async, FA2's
-tiles), in fp16 and in bf16 against SDPA's FLASH backend in the same dtype (the baseline), with max |O - O_flash| at
-N <= 4096.
+Tensor cores (N in 1k, 4k, 16k; d = 64, 128; no mask): fa2_mma, fa2_pipe with 1 and 2 stages (cp.async, FA2's
+tiles), and on Hopper fa3, in fp16 and in bf16 against SDPA's FLASH backend in the same dtype (the baseline), with
+max |O - O_flash| at N <= 4096. ``--parts`` picks tables.
 
 Each row: time (median of the timed runs, CUDA events), TFLOP/s = 4·N²·d·heads / t (decode: 4·N_kv·d·heads / t),
 GB/s of the bytes the kernel must move (Q, K, V read once, O written once) and that as a fraction of the
@@ -154,6 +154,9 @@ def prefill(table):
     from kernelviz.cuda import launch
 
     predicted = {}  # kernel -> (N, seconds) of its last run, to skip runs that would be too long
+    hopper = torch.cuda.get_device_capability() == (9, 0)  # fa3: sm_90a only
+    if not hopper:
+        print(f"fa3: skipped, it runs on Hopper (sm_90) only, not {torch.cuda.get_device_name()}")
     for d in (64, 128):
         for n in (1024, 4096, 16384):
             shape = f"BH={HEADS} N={n} d={d}"
@@ -198,6 +201,9 @@ def tensor_cores(table):
 
     from kernelviz.cuda import launch
 
+    hopper = torch.cuda.get_device_capability() == (9, 0)  # fa3: sm_90a only
+    if not hopper:
+        print(f"fa3: skipped, it runs on Hopper (sm_90) only, not {torch.cuda.get_device_name()}")
     for d in (64, 128):
         for n in (1024, 4096, 16384):
             shape = f"BH={HEADS} N={n} d={d}"
@@ -213,6 +219,7 @@ def tensor_cores(table):
                     table.add("sdpa FLASH", dtype, shape, None, flops, nbytes, why=str(e).splitlines()[0][:60])
                 kernels = [("fa2_mma", "fa2_mma", {})]  # fa2_pipe: one stage (no overlap), then two
                 kernels += [(f"fa2_pipe s={s}", "fa2_pipe", {"stages": s}) for s in (1, 2)]
+                kernels += [("fa3", "fa3", {})] if hopper else []
                 for label, kernel, options in kernels:
                     go, out = launch.prepare(kernel, q, k, v, dtype=dtype, **options)
                     table.add(label, dtype, shape, timed(go), flops, nbytes, base)
@@ -250,7 +257,9 @@ def decode(table):
 def main(argv=None):
     parser = argparse.ArgumentParser(description="the CUDA kernels against PyTorch's SDPA, on one GPU")
     parser.add_argument("--results", default=str(RESULTS), help=f"write our kernels' times here (default {RESULTS})")
+    parser.add_argument("--parts", default="prefill,decode,tensor-cores", help="the tables to run (default: all)")
     args = parser.parse_args(argv)
+    parts = set(args.parts.split(","))
     if why := gpu_problem():
         from kernelviz.cuda import launch
 
@@ -262,9 +271,12 @@ def main(argv=None):
     torch.backends.cuda.matmul.allow_tf32 = False  # float32 means float32, for SDPA MATH too
     copy_bw = copy_bandwidth()
     print(f"{torch.cuda.get_device_name()}: device-to-device copy {copy_bw / 1e9:.0f} GB/s (read + write)")
-    prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
-    decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
-    tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
+    if "prefill" in parts:
+        prefill(Table("prefill (no mask); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    if "decode" in parts:
+        decode(Table("decode (one query row per head); base = sdpa EFFICIENT fp32 at the same shape", copy_bw))
+    if "tensor-cores" in parts:
+        tensor_cores(Table("tensor cores (no mask); base = sdpa FLASH in the same dtype at the same shape", copy_bw))
     if args.results:
         write_results(Path(args.results), torch.cuda.get_device_name(), Table.runs)
     print(f"\n{math.ceil(time.perf_counter() - started)} s")

@@ -25,6 +25,7 @@ from .fa1 import flash_attention_1
 from .fa2 import flash_attention_2
 from .fa2_backward import flash_attention_2_backward
 from .fa2_mma import flash_attention_2_mma
+from .fa3 import flash_attention_3
 from .flash_decoding import flash_decoding
 from .ledger import Ledger, SramBudgetError, Transfer
 from .paged_cache import random_batch
@@ -54,6 +55,7 @@ __all__ = [
     "flash_attention_2",
     "flash_attention_2_backward",
     "flash_attention_2_mma",
+    "flash_attention_3",
     "flash_decoding",
     "flops",
     "formulas",

@@ -1,7 +1,8 @@
 """Compile the kernels with nvcc, no GPU needed, and read what ptxas says about each: registers, shared memory,
 spills, stack. Results are cached by the hash of the source, the instances, the flags and nvcc's version.
 
-`compile_file(kernel)` compiles one .cu file for ARCHS and returns a Row per (template instance, architecture).
+`compile_file(kernel)` compiles one .cu file for its architectures (ARCHS, or its record's `archs`: sm_90a for a
+Hopper kernel) and returns a Row per (template instance, architecture).
 """
 
 import re
@@ -13,12 +14,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import cache, kernels
+from .descriptor import ARCHS  # noqa: F401  (compile.ARCHS: the default architectures, for the tests)
 
-ARCHS = ("sm_80", "sm_90")
 HEAD_DIMS = (64, 128)  # the instances compiled: default tiles for each of these
 FLAGS = ("-std=c++17", "-O3", "-fatbin", "-Xptxas", "-v")
 
-_ENTRY = re.compile(r"Compiling entry function '(\w+)' for '(sm_\d+)'")
+_ENTRY = re.compile(r"Compiling entry function '(\w+)' for '(sm_\d+a?)'")
 _USED = re.compile(r"Used (\d+) registers(?:.*?(\d+) bytes smem)?")  # no smem part: a kernel without __shared__
 _FRAME = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
 
@@ -45,7 +46,7 @@ def instances(kernel, head_dims=HEAD_DIMS):
     """The template names compiled for `kernel`, e.g. ['fa2<32, 32, 64>', 'fa2<16, 16, 128>'] (fa2_mma: for fp16
     and bf16, 'fa2_mma<64, 64, 64, 0>', 'fa2_mma<64, 64, 64, 1>', ...)."""
     names = []
-    for d in head_dims:  # every launch of the default tiles' plan: the combines too, each dtype, each option set
+    for d in kernels.head_dims(kernel, head_dims):  # every launch of the default tiles' plan: combines, dtypes, options
         for options in kernels.kernel(kernel).compiled_options:
             names += kernels.instances(kernel, kernels.default_tiles(kernel, d), d, **options)
     return list(dict.fromkeys(names))
@@ -80,8 +81,9 @@ def parse_ptxas(log):
     return rows
 
 
-def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
-    """Compile `kernel`'s .cu (or `source`, its text) for `archs`; return its Rows, sorted. Raises RuntimeError
+def compile_file(kernel, archs=None, head_dims=HEAD_DIMS, source=None):
+    """Compile `kernel`'s .cu (or `source`, its text) for `archs` (default: kernels.archs, its own); return its
+    Rows, sorted. Raises RuntimeError
     with nvcc's message when nvcc or its host compiler is missing or the compile fails."""
     exe = nvcc()
     if exe is None:
@@ -91,6 +93,7 @@ def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
     path = kernels.FOLDER / kernels.FILES[kernel]
     source = path.read_text() if source is None else source
     names = instances(kernel, head_dims)
+    archs = archs or kernels.archs(kernel)
     gencode = [x for arch in archs for x in ("-gencode", f"arch=compute_{arch[3:]},code={arch}")]
     folder = cache.folder()
     headers = kernels.headers()
@@ -110,8 +113,8 @@ def compile_file(kernel, archs=ARCHS, head_dims=HEAD_DIMS, source=None):
     return sorted(rows)
 
 
-def compile_all(archs=ARCHS, head_dims=HEAD_DIMS):
-    """{kernel: [Row, ...]} for every kernel, compiled in parallel."""
+def compile_all(archs=None, head_dims=HEAD_DIMS):
+    """{kernel: [Row, ...]} for every kernel, compiled in parallel (for `archs`, default each its own)."""
     with ThreadPoolExecutor(len(kernels.KERNELS)) as pool:
         futures = {k: pool.submit(compile_file, k, archs, head_dims) for k in kernels.KERNELS}
         return {k: f.result() for k, f in futures.items()}

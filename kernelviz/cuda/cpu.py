@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from . import cache, half, kernels, nvrtc
+from .descriptor import TensorMap
 
 HERE = Path(__file__).parent / "cpu"
 SCHEDULES = ("threads", "forward", "backward")
@@ -66,10 +67,11 @@ def build(kernel, names, source=None):
     return exe
 
 
-def command_line(kernel, launches, arguments, buffers, schedule, threads):
+def command_line(kernel, launches, arguments, buffers, schedule, threads, shapes=None):
     """cpu/harness.cpp's argv after the program: `buffers` [(name, C element type, elements, is output)],
-    `launches` (kernels.plan's) with their `arguments` (kernels.arguments': names of `buffers` and scalars), and
-    the output the kernel's record watches in its launch."""
+    `launches` (kernels.plan's) with their `arguments` (kernels.arguments': names of `buffers`, scalars, and
+    descriptor.TensorMaps of buffers whose `shapes` {name: shape} say their dims), and the output the kernel's record
+    watches in its launch."""
     index = {name: i for i, (name, *_) in enumerate(buffers)}
     argv = [schedule, threads, len(buffers)]
     for name, ctype, size, output in buffers:
@@ -83,6 +85,9 @@ def command_line(kernel, launches, arguments, buffers, schedule, threads):
         for a in args:
             if isinstance(a, str):
                 argv.append(f"b{index[a]}")
+            elif isinstance(a, TensorMap):  # t<buffer>,<rank>,<dims...>,<box...>,<swizzle>, innermost first
+                dims = a.dims(shapes[a.name])
+                argv.append(",".join(map(str, (f"t{index[a.name]}", len(dims), *dims, *a.box, a.swizzle))))
             elif isinstance(a, np.floating):
                 argv.append(f"f{float(a)!r}")
             else:
@@ -170,7 +175,8 @@ def run(
     arguments = kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
     exe = build(kernel, kernels.instances(kernel, tiles, d, **options), source)
     landing = "late" if copies == "late" else f"random={3 * seed + SCHEDULES.index(schedule)}"
-    argv = [str(exe), *command_line(kernel, launches, arguments, buffers, f"{schedule}:{landing}", threads)]
+    every = {**kernels.inputs(kernel, bh, n, d, n_kv), **shapes}
+    argv = [str(exe), *command_line(kernel, launches, arguments, buffers, f"{schedule}:{landing}", threads, every)]
     try:
         done = subprocess.run(
             argv,

@@ -17,6 +17,7 @@ from kernelviz.attention.reference import attention_fp64
 
 from . import half
 
+ARCHS = ("sm_80", "sm_90")  # the architectures a kernel is compiled for unless its record says others
 TOL = 1e-5  # verify's relative error bound for the float32 kernels
 MMA_TOL = {dtype: 4 * u for dtype, u in half.UNIT_ROUNDOFF.items()}  # for 16-bit inputs: 4u (see verify)
 SPLITS = (1, 3, 8)  # the splits verify runs the split-KV kernels with
@@ -30,6 +31,23 @@ class SharedMemoryError(ValueError):
 
 class ThreadLimitError(ValueError):
     """A launch with more threads per block than its kernel can run (its registers, or the 1,024 of CUDA)."""
+
+
+@dataclass(frozen=True)
+class TensorMap:
+    """A kernel argument that is a TMA tensor map (CUDA's CUtensorMap, passed by value) of the array `name`: the
+    array (BH, rows, D) row-major as a tensor of dims (D, rows, BH), innermost first, copied in boxes of `box`
+    elements (innermost first) with a `swizzle` of 0, 32, 64 or 128 bytes; elements outside the array read as zeros
+    and are not written. The GPU launcher encodes it with the driver's cuTensorMapEncodeTiled, the CPU harness with
+    kvshim::make_tensor_map."""
+
+    name: str
+    box: tuple
+    swizzle: int = 128
+
+    def dims(self, shape):
+        """The tensor's dims, innermost first, for an array of `shape`."""
+        return tuple(reversed(shape))
 
 
 @dataclass(frozen=True)
@@ -159,6 +177,8 @@ class Kernel:
     watch: tuple = ()  # (launch index, output): an output blocks share, changed only by atomicAdd in that launch
     options: dict = field(default_factory=dict)  # {template option: its values, the default first}, e.g. stages
     compiled_options: tuple = ({},)  # the option sets compile.instances builds (the report's rows)
+    archs: tuple = ARCHS  # the architectures it is compiled for (sm_90a: Hopper's own instructions)
+    head_dims: tuple | None = None  # the head dimensions it is built for, where not any
 
     @property
     def file(self):

@@ -9,35 +9,45 @@
 //     FA2's loop with wgmma.mma_async, Hopper's warpgroup matmul: S = Q K_j^T reads both operands from SRAM through
 //     matrix descriptors, O += P V_j takes P from registers (the accumulator of S, rounded to 16 bits, is laid out
 //     as wgmma's A fragment, as for mma.sync in fa2_mma.cu).
-// Two overlaps hide the softmax behind the tensor cores (§3.2): within a warpgroup, S_{j+1} = Q K_{j+1}^T is issued
-// before the softmax of tile j... here the softmax of S_{j+1} runs while O += P_j V_j is in flight (wgmma_wait<1>
-// waits for S only); across warpgroups, two named barriers let them take turns issuing wgmma (ping-pong), so one's
-// softmax runs under the other's products.
+// Two overlaps hide the softmax behind the tensor cores. Within a warpgroup (§3.2): at step j it issues S_j = Q K_j^T,
+// then O += P_{j-1} V_{j-1} (the tile before's product), waits for S_j alone (wgmma_wait<1>) and runs the softmax of
+// S_j while that product is still in flight. Across warpgroups (ping-pong, §3.1): two named barriers make them take
+// turns issuing their wgmmas, so one's softmax runs under the other's products.
 //
 // Memory levels: HBM is what the tensor maps describe (and L), SRAM the dynamic shared memory `smem`, registers the
 // locals. Layout: Q and O are (BH, N, D), K and V (BH, N_kv, D), 16-bit; L = m*scale + log l is (BH, N) float. The
 // host makes four 3-D tensor maps (dims D, rows, BH; 128-byte swizzle; boxes of 64 columns: 64 rows for Q and O, Bc
-// rows for K and V); TMA fills rows past N or N_kv with zeros and clips stores there, so ragged sizes need no test.
+// rows for K and V); TMA fills rows past N or N_kv with zeros and clips stores there, so ragged sizes need no bounds
+// test in the kernel, only the mask of keys past N_kv.
 // Launch: grid (ceil(N/128), BH), 384 threads, fa3_shared_bytes(Bc, D) bytes of dynamic shared memory. scale > 0.
 // Causal, aligned bottom-right as in fa2.cu: row r sees keys up to r + N_kv - N; a row that sees no key gets O = 0
 // and L = -inf.
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif
-using u8 = unsigned char;         // bytes of SRAM
-using u64 = unsigned long long;   // mbarriers and matrix descriptors
+#ifdef KVSHIM
+using u8 = uint8_t;               // bytes of SRAM
+using u64 = uint64_t;             // mbarriers and matrix descriptors
+#else
+using u8 = unsigned char;
+using u64 = unsigned long long;
+#endif
 
 // Shared memory of a block: Q (Br x D), the ring of K_j, V_j (STAGES x Bc x D each), 16-bit, then the mbarriers, and
 // 1 KiB to round the start up to the 1,024 bytes a 128-byte swizzle atom needs (8 rows of 128 bytes).
 constexpr int FA3_BR = 128, FA3_STAGES = 2, FA3_BOX = 64;  // FA3_BOX: columns a TMA box and a swizzle row hold
-constexpr int fa3_shared_bytes(int Bc, int D) {
+__host__ __device__ constexpr int fa3_shared_bytes(int Bc, int D) {
     return 1024 + 2*FA3_BR*D + 2*FA3_STAGES*2*Bc*D + 8*(1 + 2*FA3_STAGES);
 }
 
 #ifndef KVSHIM
 // The PTX, one instruction a function (on the CPU shim, cpu/hopper.h does what each does: KVSHIM).
 // region: ptx
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };  // a CUtensorMap, made by cuTensorMapEncodeTiled
+#ifndef __cuda_cuda_h__  // cuda.h's own, where a host file included it
+struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };  // made on the host by cuTensorMapEncodeTiled
+#endif
+// dynamic shared memory, from a 1,024-byte boundary (the swizzle atom)
+#define KV_DYNAMIC_SMEM(name) extern __shared__ __align__(1024) u8 name##_[]; u8* name = name##_
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {  // the shared-window address of a pointer into SRAM
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -65,17 +75,22 @@ __device__ __forceinline__ void mbar_wait(u64* bar, unsigned parity) {  // until
 }
 
 // TMA: a box of the tensor map at coordinates (c0: column, c1: row, c2: batch·head) HBM <-> SRAM
-__device__ __forceinline__ void tma_load_3d(void* dst, const TensorMap* map, u64* bar, int c0, int c1, int c2) {
+__device__ __forceinline__ void tma_load_3d(void* dst, const CUtensorMap* map, u64* bar, int c0, int c1, int c2) {
     asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
                  "[%0], [%1, {%2, %3, %4}], [%5];"
                  :: "r"(smem_addr(dst)), "l"(map), "r"(c0), "r"(c1), "r"(c2), "r"(smem_addr(bar)) : "memory");
 }
-__device__ __forceinline__ void tma_store_3d(const TensorMap* map, const void* src, int c0, int c1, int c2) {
+__device__ __forceinline__ void tma_store_3d(const CUtensorMap* map, const void* src, int c0, int c1, int c2) {
     asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%2, %3, %4}], [%1];"
                  :: "l"(map), "r"(smem_addr(src)), "r"(c0), "r"(c1), "r"(c2) : "memory");
 }
 __device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void tma_store_wait() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+__device__ __forceinline__ void tma_store_wait() {  // the committed stores have read SRAM
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+}
+__device__ __forceinline__ void tma_store_flush() {  // ... and written HBM
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+}
 __device__ __forceinline__ void fence_proxy_async() {  // threads' SRAM writes visible to the TMA's reads
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
 }
@@ -103,9 +118,6 @@ __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_grou
 template <int N> __device__ __forceinline__ void wgmma_wait() {
     asm volatile("wgmma.wait_group.sync.aligned %0;" :: "n"(N) : "memory");
 }
-template <int N> __device__ __forceinline__ void fence_operand(float (&d)[N]) {  // keep d's reads after a wait
-    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i]) :: "memory");
-}
 
 // A shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): start address, leading and stride byte
 // offsets (each >> 4, 14 bits), and the swizzle mode in bits 62-63 (1: 128-byte)
@@ -116,8 +128,9 @@ __device__ __forceinline__ u64 make_smem_desc(unsigned offset, unsigned lbo, uns
 }
 
 // d (m64nN, fp32) = a b (+ d if accumulate): a and b from SRAM descriptors, both K-major (rows of Q, rows of K)
-template <int N, int BF16>
-__device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, int accumulate) {
+template <int N, bool BF16, bool TRANS_B = false>
+__device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, bool accumulate) {
+    static_assert(!TRANS_B, "fa3 reads both operands of S = Q K^T K-major");
     if constexpr (N == 64 && BF16 == 0)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %34, 0; "
                      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
@@ -127,7 +140,7 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, int accu
                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "l"(a), "l"(b), "r"(accumulate));
+            : "l"(a), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 64 && BF16 == 1)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %34, 0; "
                      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
@@ -137,7 +150,7 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, int accu
                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "l"(a), "l"(b), "r"(accumulate));
+            : "l"(a), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 128 && BF16 == 0)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %66, 0; "
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
@@ -152,7 +165,7 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, int accu
                "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
                "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(a), "l"(b), "r"(accumulate));
+            : "l"(a), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 128 && BF16 == 1)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %66, 0; "
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
@@ -167,13 +180,14 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, int accu
                "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
                "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(a), "l"(b), "r"(accumulate));
+            : "l"(a), "l"(b), "r"(int(accumulate)));
 }
 
 // d (m64nN, fp32) += a b: a from registers (4 of 16-bit pairs a thread: mma.sync's A fragment, a warp's 16 rows),
 // b from an SRAM descriptor, MN-major (V's rows are keys, the k of this product: transposed, the trailing 1)
-template <int N, int BF16>
-__device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4], u64 b, int accumulate) {
+template <int N, bool BF16, bool TRANS_B = false>
+__device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4], u64 b, bool accumulate) {
+    static_assert(TRANS_B, "fa3 reads V (B of O += P V) MN-major");
     if constexpr (N == 64 && BF16 == 0)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %37, 0; "
                      "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
@@ -183,7 +197,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4]
                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 64 && BF16 == 1)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %37, 0; "
                      "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
@@ -193,7 +207,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4]
                "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
                "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
                "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 128 && BF16 == 0)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %69, 0; "
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
@@ -208,7 +222,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4]
                "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
                "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
     else if constexpr (N == 128 && BF16 == 1)
         asm volatile("{.reg .pred p; setp.ne.b32 p, %69, 0; "
                      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
@@ -223,29 +237,42 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4]
                "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
                "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
                "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(accumulate));
+            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
 }
+
+// endregion
+#endif
 
 // cvt: two floats rounded to 16 bits (nearest even) in one register, lo in the low half
 template <int BF16>
 __device__ __forceinline__ unsigned pack2(float lo, float hi) {
+#ifdef KVSHIM
+    return kvshim::pack_half2(lo, hi, BF16);
+#else
     unsigned r;
     if constexpr (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
     return r;
-}
-// endregion
 #endif
+}
+
+// Keeps the compiler from moving reads of d above the wgmma_wait before it (the asm wgmma wrote d when issued, as
+// far as it knows); nothing to do on the CPU
+template <int N> __device__ __forceinline__ void fence_operand(float (&d)[N]) {
+#ifndef KVSHIM
+    for (int i = 0; i < N; i++) asm volatile("" : "+f"(d[i]) :: "memory");
+#endif
+}
 
 // region: setup
 template <int Br, int Bc, int D, int BF16>
-__global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ TensorMap tmQ,
-                                              const __grid_constant__ TensorMap tmK,
-                                              const __grid_constant__ TensorMap tmV,
-                                              const __grid_constant__ TensorMap tmO, float* L,
+__global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ CUtensorMap tmQ,
+                                              const __grid_constant__ CUtensorMap tmK,
+                                              const __grid_constant__ CUtensorMap tmV,
+                                              const __grid_constant__ CUtensorMap tmO, float* L,
                                               int N, int N_kv, float scale, int causal) {
-    static_assert(Br == FA3_BR && Bc % 16 == 0 && Bc <= 256 && (D == 64 || D == 128),
-                  "two consumer warpgroups of 64 rows; Bc whole k16 steps, at most a TMA box; D one or two boxes");
+    static_assert(Br == FA3_BR && (Bc == 64 || Bc == 128) && (D == 64 || D == 128),
+                  "two consumer warpgroups of 64 rows; the wgmma widths written out above; D one or two boxes");
     constexpr int STAGES = FA3_STAGES, CB = D/FA3_BOX;  // CB: column boxes of 64 (128 bytes) a row
     constexpr int Q_BYTES = 2*Br*D, KV_BYTES = 2*Bc*D;  // a tile of Q, of K_j or V_j
     int i = blockIdx.x, bh = blockIdx.y, tid = threadIdx.x;
@@ -253,7 +280,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ TensorMap 
 
     // SRAM, from a 1,024-byte boundary: Qs [2 warpgroups][CB][64 rows][64 columns], Ks and Vs [STAGES][CB][Bc][64],
     // each 64-column box as the TMA writes it with the 128-byte swizzle; then the mbarriers
-    extern __shared__ __align__(1024) u8 smem[];
+    KV_DYNAMIC_SMEM(smem);
     u8* base = smem + (1024 - smem_addr(smem)%1024)%1024;
     u8 *Qs = base, *Ks = Qs + Q_BYTES, *Vs = Ks + STAGES*KV_BYTES;
     u64* full_q = reinterpret_cast<u64*>(Vs + STAGES*KV_BYTES);
@@ -316,7 +343,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ TensorMap 
         for (int k = 0; k < D/16; k++) {
             u64 a = make_smem_desc(smem_addr(Qw + k/4*64*128 + k%4*32), 16, 1024, 128);
             u64 b = make_smem_desc(smem_addr(Kj + k/4*Bc*128 + k%4*32), 16, 1024, 128);
-            wgmma_ss<Bc, BF16>(s, a, b, k > 0);
+            wgmma_ss<Bc, bool(BF16)>(s, a, b, k > 0);
         }
     };
     // O += P V_j, issued: Bc/16 wgmmas of k16 (16 keys), A = P's registers, B = V_j, MN-major: 64 columns a swizzle
@@ -324,7 +351,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ TensorMap 
     auto issue_pv = [&](int j) {
         u8* Vj = Vs + j%STAGES*KV_BYTES;
         for (int k = 0; k < Bc/16; k++)
-            wgmma_rs<D, BF16>(o, p[k], make_smem_desc(smem_addr(Vj + k*16*128), Bc*128, 1024, 128), 1);
+            wgmma_rs<D, bool(BF16), true>(o, p[k], make_smem_desc(smem_addr(Vj + k*16*128), Bc*128, 1024, 128), true);
     };
     // region: softmax
     // Registers only: mask S_j, then the online softmax on the fragments: a row's Bc scores are spread over the 4
@@ -448,7 +475,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ TensorMap 
     if (warp == 0 && lane == 0) {
         for (int c = 0; c < CB; c++) tma_store_3d(&tmO, Qw + c*64*128, c*FA3_BOX, row0 + 64*w, bh);
         tma_store_commit();
-        tma_store_wait();        // the stores have read SRAM (and written HBM) before the block exits
+        tma_store_flush();       // the stores have read SRAM and written HBM before the block exits
     }
     // endregion
 }

@@ -75,6 +75,17 @@ def shared_bytes(name, tiles, d):
     return kernel(name).shared_bytes(tuple(tiles), d)
 
 
+def archs(name):
+    """The architectures kernel `name` is compiled for (e.g. ("sm_80", "sm_90"); ("sm_90a",) for Hopper's own)."""
+    return kernel(name).archs
+
+
+def head_dims(name, dims):
+    """Those of head dimensions `dims` kernel `name` is built for (all of them but for a kernel that says)."""
+    own = kernel(name).head_dims
+    return tuple(d for d in dims if own is None or d in own)
+
+
 def shared_memory(algo, sizes):
     """{launch: bytes of __shared__ one block declares} of the launches of `algo`'s kernel (``ALGORITHM_KERNELS``)
     at a run's `sizes` (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of

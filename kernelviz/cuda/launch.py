@@ -17,11 +17,13 @@ Inputs may be NumPy arrays (copied to the GPU) or anything CuPy takes without a 
 tensors, through __cuda_array_interface__).
 """
 
+import functools
 import math
 import os
 from functools import cache
 
-from . import half, kernels, nvrtc
+from . import half, kernels, nvrtc, tensor_map
+from .descriptor import TensorMap
 
 INSTALL = "pip install -e '.[gpu]'"
 RESERVED_SHARED_ATTRIBUTE = 111  # cudaDevAttrReservedSharedMemoryPerBlock
@@ -71,6 +73,18 @@ def architecture():
     return f"sm_{cupy.cuda.Device().compute_capability}"
 
 
+def kernel_arch(kernel):
+    """The architecture to build `kernel` for on the current device: the device's ("sm_90"), or its variant with the
+    architecture-specific instructions ("sm_90a") where the kernel is built for that. Raises ValueError for a kernel
+    built only for such variants (fa3: Hopper's wgmma, TMA, setmaxnreg) on another device."""
+    arch, own = architecture(), kernels.archs(kernel)
+    if f"{arch}a" in own:
+        return f"{arch}a"
+    if all(a.endswith("a") for a in own) and arch not in own:
+        raise ValueError(f"{kernel} is built for {', '.join(own)} only (Hopper's own instructions); this GPU is {arch}")
+    return arch
+
+
 @cache
 def _module(kernel, names, arch):
     import cupy
@@ -81,7 +95,7 @@ def _module(kernel, names, arch):
 
 def function(kernel, name, names):
     """The CuPy kernel for template instance `name` of `kernel`'s file, built with the instances `names`."""
-    module, lowered = _module(kernel, tuple(names), architecture())
+    module, lowered = _module(kernel, tuple(names), kernel_arch(kernel))
     return module.get_function(lowered[name])
 
 
@@ -181,20 +195,32 @@ def prepare(kernel, *arrays, causal=False, scale=None, tiles=None, threads=None,
         if launch.dynamic_bytes:  # cudaFuncSetAttribute(MaxDynamicSharedMemorySize): needed past 48 KiB
             fn.max_dynamic_shared_size_bytes = launch.dynamic_bytes
     arrays = {**dict(zip(kernels.inputs(kernel, bh, n, d, n_kv), arrays, strict=True)), **out}
-    args = [
-        tuple(arrays[a] if isinstance(a, str) else a for a in launch_args)
-        for launch_args in kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
-    ]
-    calls = [
-        (fn, tuple(launch.grid) + (1,) * (3 - len(launch.grid)), (launch.threads, 1, 1), a, launch.dynamic_bytes)
-        for launch, fn, a in zip(launches, fns, args, strict=True)
-    ]
+    launch_args = kernels.arguments(kernel, n, scale, causal, n_splits, n_kv, kv_heads, bc=tiles[1])
+    args = [tuple(argument(a, arrays) for a in spec) for spec in launch_args]
+    calls = []
+    for launch, fn, a, spec in zip(launches, fns, args, launch_args, strict=True):
+        grid = tuple(launch.grid) + (1,) * (3 - len(launch.grid))
+        if any(isinstance(x, TensorMap) for x in spec):  # tensor maps by value: through cuLaunchKernel
+            calls.append(tensor_map.launcher(fn, grid, launch.threads, launch.dynamic_bytes, a))
+        else:
+            calls.append(functools.partial(fn, grid, (launch.threads, 1, 1), a, shared_mem=launch.dynamic_bytes))
 
     def go():
-        for fn, grid, block, a, dynamic in calls:
-            fn(grid, block, a, shared_mem=dynamic)
+        for call in calls:
+            call()
 
     return go, out
+
+
+def argument(a, arrays):
+    """A launch argument as the kernel takes it: a name of `arrays` ({name: CuPy array}) its array, a
+    descriptor.TensorMap the tensor map of its array (tensor_map.encode), a scalar as it is."""
+    if isinstance(a, str):
+        return arrays[a]
+    if isinstance(a, TensorMap):
+        x = arrays[a.name]
+        return tensor_map.encode(a, x.data.ptr, x.shape, x.itemsize)
+    return a
 
 
 def run(kernel, *arrays, **options):

@@ -110,12 +110,12 @@ def build(kernel, names, arch, source=None):
     return Build(cubin, saved["lowered"], rows)
 
 
-def thread_limits(kernel, names, archs=compile.ARCHS, source=None):
+def thread_limits(kernel, names, archs=None, source=None):
     """{name: (most threads per block, why)} for template instances `names` of `kernel`: from the registers ptxas
-    gives each instance in NVRTC's build for each of `archs`, the smallest limit over them (kernels.plan takes
-    this as its thread_limits). Raises RuntimeError when NVRTC is missing or fails."""
+    gives each instance in NVRTC's build for each of `archs` (default: kernels.archs, its own), the smallest limit
+    over them (kernels.plan takes this as its thread_limits). Raises RuntimeError when NVRTC is missing or fails."""
     most = {}  # name -> the Row with the most registers over archs
-    for arch in archs:
+    for arch in archs or kernels.archs(kernel):
         for name, row in build(kernel, names, arch, source).rows.items():
             if name not in most or row.registers > most[name].registers:
                 most[name] = row
@@ -126,12 +126,12 @@ def thread_limits(kernel, names, archs=compile.ARCHS, source=None):
     return limits
 
 
-def build_all(archs=compile.ARCHS, head_dims=compile.HEAD_DIMS):
+def build_all(archs=None, head_dims=compile.HEAD_DIMS):
     """{kernel: [Row, ...]}: ptxas's report on NVRTC's build of every kernel's instances (compile.instances) for
-    each of `archs`, sorted as compile.compile_all sorts nvcc's."""
+    each of `archs` (default: each kernel's own), sorted as compile.compile_all sorts nvcc's."""
     found = {}
     for kernel in kernels.KERNELS:
         names = compile.instances(kernel, head_dims)
-        rows = [row for arch in archs for row in build(kernel, names, arch).rows.values()]
+        rows = [row for arch in archs or kernels.archs(kernel) for row in build(kernel, names, arch).rows.values()]
         found[kernel] = sorted(rows)
     return found

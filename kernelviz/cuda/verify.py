@@ -60,15 +60,16 @@ def error(kernel, out, *arrays, causal=False):
 def checks(backend=None, shapes=SHAPES, progress=False, **options):
     """Run every kernel on `shapes` under each of its record's variants (attention: with and without causal
     masking, and causal against fewer and more keys than queries; split kernels: for each of SPLITS) on `backend`
-    ("gpu", "cpu", or None for the GPU when there is one) and return the Checks. `progress`: a bar of the runs on a
+    ("gpu", "cpu", or None for the GPU when there is one) and return the Checks; a kernel only at the head
+    dimensions it is built for. `progress`: a bar of the runs on a
     terminal when they take seconds (``kernelviz.progress``)."""
     backend = backend or ("gpu" if launch.available() else "cpu")
     run = launch.run if backend == "gpu" else cpu.run
     found = []
-    total = len(shapes) * sum(len(variants(kernel)) for kernel in kernels.KERNELS)
+    total = sum(len(variants(kernel)) for _, _, d in shapes for kernel in kernels.KERNELS if takes(kernel, d))
     with bar(total=total, desc=f"verify ({backend})", unit="run", enabled=progress) as runs:
         for bh, n, d in shapes:
-            for kernel in kernels.KERNELS:
+            for kernel in (k for k in kernels.KERNELS if takes(k, d)):
                 decode = kernels.kernel(kernel).decode
                 for variant in variants(kernel):
                     n_kv = variant.pop("n_kv", lambda n: n)(n)
@@ -86,6 +87,11 @@ def checks(backend=None, shapes=SHAPES, progress=False, **options):
                     found.append(Check(kernel, backend, (bh, n, d), option, err, tolerance(kernel, dtype)))
                     runs.update()
     return found
+
+
+def takes(kernel, d):
+    """Whether `kernel` is built for head dimension d (fa3: 64 and 128 only; the others any)."""
+    return bool(kernels.head_dims(kernel, (d,)))
 
 
 def variants(kernel):

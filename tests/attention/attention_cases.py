@@ -4,11 +4,12 @@ import numpy as np
 from hypothesis import strategies as st
 
 from kernelviz.attention import ALGORITHMS
+from kernelviz.attention.topics import REGISTRY
 
 # The algorithms on one (q, k, v) of shape (BH, N, d) in float32 or float16; paged decoding takes a batch in a paged
-# cache instead, and fa2-mma and fa2-pipe 16-bit storage only (float16 or bfloat16: test_attention_fa2_mma and
-# test_attention_fa2_pipe).
-DENSE = [name for name in ALGORITHMS if name not in ("paged-decoding", "fa2-mma", "fa2-pipe")]
+# cache instead, and those on tensor cores (fa2-mma, fa2-pipe, fa3) 16-bit storage only (float16 or bfloat16: their own
+# tests).
+DENSE = [name for name in ALGORITHMS if name != "paged-decoding" and "float32" in REGISTRY[name].dtypes]
 FLOAT32_TOL = 1e-5  # max |o - o_ref| over max |o_ref|, for float32 storage
 
 # The sizes the closed forms (bytes: formulas, FLOPs: flops) are checked on against what the algorithms count:

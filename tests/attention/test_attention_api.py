@@ -27,6 +27,7 @@ def test_names():
         "flash_attention_2",
         "flash_attention_2_backward",
         "flash_attention_2_mma",
+        "flash_attention_3",
         "flash_decoding",
         "flops",
         "formulas",
@@ -54,6 +55,7 @@ def test_names():
             "standard-backward",
             "fa2-mma",
             "fa2-pipe",
+            "fa3",
             "paged-decoding",
         ]  # fmt: skip
     )
@@ -76,6 +78,8 @@ def test_signatures():
         + ")",
         "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
         "sram_budget=None, p_in_shared=False)",
+        "flash_attention_3": "(q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype='float16', scale=None, "
+        "sram_budget=None)",
         "naive_softmax": "(x, b=4)",
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",

@@ -32,10 +32,10 @@ def test_a_softmax_run():
     ("algo", "sizes", "message"),
     [
         (
-            "fa3",
+            "fa4",
             {"N": 8, "d": 4},
             "algo must be one of standard, fa1, fa2, flash-decoding, fa2-backward, standard-backward, fa2-mma, "
-            "fa2-pipe, paged-decoding",
+            "fa2-pipe, fa3, paged-decoding",
         ),
         ("fa2", {"N": 8, "d": 4, "Br": 4}, "missing Bc"),
         ("fa2", {"N": 8, "d": 4, "Br": 4, "Bc": 4, "splits": 2}, "splits is a flash-decoding size"),

@@ -1,5 +1,7 @@
 """`kernelviz verify`: the compile table and the comparison with attention/."""
 
+import re
+
 import pytest
 from cuda_cases import needs_gxx, needs_nvcc, needs_nvrtc
 
@@ -20,6 +22,7 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
             "fa2_bwd.cu",
             "fa2_mma.cu",
             "fa2_pipe.cu",
+            "fa3.cu",
         ):
             assert f"{name} ({compiler})" in out
     assert "fa2<16, 16, 128>" in out and "fd_combine<64>" in out
@@ -29,8 +32,10 @@ def test_verify_compile_prints_a_table_per_kernel_and_compiler(capsys):
     assert "fa2_mma<64, 64, 64, 0>" in out and "fa2_mma<64, 32, 128, 1>" in out
     assert "fa2_pipe<128, 64, 128, 2, 1, 0>" in out and "fa2_pipe<128, 64, 64, 1, 1, 1>" in out
     assert "spills" not in out
-    # (2 + 2 + 2 + 4 + 4 + 4 + 4 + 8 instances) by two compilers
-    assert out.count("sm_80") == out.count("sm_90") == 2 * 30
+    assert "fa3<128, 128, 64, 0>" in out and "fa3<128, 128, 128, 1>" in out
+    archs = re.findall(r"\bsm_\d+a?\b", out)
+    # (2 + 2 + 2 + 4 + 4 + 4 + 4 + 8 instances) by two compilers for sm_80 and sm_90; fa3's 4 for sm_90a alone
+    assert archs.count("sm_80") == archs.count("sm_90") == 2 * 30 and archs.count("sm_90a") == 2 * 4
 
 
 @needs_gxx
@@ -40,8 +45,9 @@ def test_verify_runs_every_kernel_on_the_cpu(capsys):
     out = capsys.readouterr().out
     # 8 shapes x (online softmax once, flash and paged decoding at 3 splits each, FA2's backward full and causal, FA1
     # and FA2: full, causal, causal with N_kv = ceil(N/2) and with N_kv = 2N; fa2_mma: those four, fp16 and bf16 for
-    # the first two; fa2_pipe: 6, fp16 and bf16 each full and causal with stages 2 and 1, two of them ragged)
-    assert "232 passed, 0 failed" in out and "FAIL" not in out
+    # the first two; fa2_pipe: 6, fp16 and bf16 each full and causal with stages 2 and 1, two of them ragged; fa3 the
+    # same six as fa2_mma at the 4 shapes of d = 64, the head dims it takes): 8 x 23 + 8 x 6 + 4 x 6 = 256
+    assert "256 passed, 0 failed" in out and "FAIL" not in out
     assert "fp16 causal N_kv=65 stages=2" in out and "bf16 causal N_kv=260 stages=1" in out
     assert "fp16 causal N_kv=65" in out and "bf16 causal N_kv=260" in out
     assert "causal N_kv=65" in out and "causal N_kv=260" in out

@@ -90,7 +90,7 @@ def test_paged_decoding_on_the_gpu(lens, page_size, d, g, n_splits):
     assert rel_err(out["O"].reshape(arrays[0].shape), paged_attention_fp64(*arrays)) <= TOL
 
 
-@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if k not in ("fa2_mma", "fa2_pipe")])  # 16-bit: below
+@pytest.mark.parametrize("kernel", [k for k in kernels.KERNELS if not kernels.kernel(k).sixteen_bit])  # 16-bit: below
 def test_gpu_and_cpu_shim_agree(kernel):
     if cpu.compiler() is None:
         pytest.skip("g++ is missing")

@@ -77,7 +77,7 @@ def test_the_cpu_shim_refuses_a_grid_the_gpu_would():
 def test_every_default_launch_fits_the_registers_of_what_nvrtc_builds(kernel):
     """The launches the GPU makes by default (kernels.GPU_THREADS threads) at each head dimension the tests use,
     built together as test_cuda_nvrtc builds them (one cached build per architecture)."""
-    plans = {d: kernels.plan(kernel, 2, 130, d, n_splits=2) for d in (16, 64, 128)}
+    plans = {d: kernels.plan(kernel, 2, 130, d, n_splits=2) for d in kernels.head_dims(kernel, (16, 64, 128))}
     limits = nvrtc.thread_limits(kernel, [launch.name for launches in plans.values() for launch in launches])
     for d, launches in plans.items():
         assert {launch.name for launch in launches} <= set(limits)

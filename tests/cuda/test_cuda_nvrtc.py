@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from cuda_cases import needs_nvrtc
 
-from kernelviz.cuda import compile, kernels, nvrtc
+from kernelviz.cuda import kernels, nvrtc
+from kernelviz.cuda.descriptor import TensorMap
 
 pytestmark = needs_nvrtc
 HEAD_DIMS = (16, 64, 128)
@@ -17,10 +18,12 @@ HEAD_DIMS = (16, 64, 128)
 
 def plans(kernel):
     """The launches of `kernel` at every head dimension, for a shape with two splits."""
-    return [launch for d in HEAD_DIMS for launch in kernels.plan(kernel, 2, 130, d, n_splits=2)]
+    return [
+        launch for d in kernels.head_dims(kernel, HEAD_DIMS) for launch in kernels.plan(kernel, 2, 130, d, n_splits=2)
+    ]
 
 
-@pytest.fixture(scope="module", params=[(k, a) for k in kernels.KERNELS for a in compile.ARCHS], ids=str)
+@pytest.fixture(scope="module", params=[(k, a) for k in kernels.KERNELS for a in kernels.archs(k)], ids=str)
 def built(request):
     """(kernel, its launches, the NVRTC Build of all their instances for one architecture)."""
     kernel, arch = request.param
@@ -61,12 +64,12 @@ def _parameters(signature):
 
 @pytest.mark.parametrize("kernel", kernels.KERNELS)
 def test_launch_arguments_match_the_compiled_signatures(kernel):
-    """Kinds and order: a named array is a float pointer (paged decoding's block table and lengths: int; fa2_mma's
-    Q, K, V, O: unsigned short, the bits of fp16/bf16), const where the launch only reads it (Q, K, V and what an
-    earlier launch wrote, except FA2 backward's dQ, which its main kernel adds into); np.int32 is an int and
-    np.float32 a float."""
+    """Kinds and order: a tensor map (fa3's) is a CUtensorMap by value; a named array is a float pointer (paged
+    decoding's block table and lengths: int; fa2_mma's and fa3's Q, K, V, O: unsigned short, the bits of fp16/bf16),
+    const where the launch only reads it (Q, K, V and what an earlier launch wrote, except FA2 backward's dQ, which
+    its main kernel adds into); np.int32 is an int and np.float32 a float."""
     launches = kernels.plan(kernel, 2, 130, 64, n_splits=3)
-    build = nvrtc.build(kernel, [launch.name for launch in launches], compile.ARCHS[-1])
+    build = nvrtc.build(kernel, [launch.name for launch in launches], kernels.archs(kernel)[-1])
     arguments = kernels.arguments(kernel, 130, 0.125, causal=True, n_splits=3, bc=64)
     assert len(arguments) == len(launches)
     read = set(kernels.inputs(kernel, 2, 130, 64))
@@ -74,7 +77,9 @@ def test_launch_arguments_match_the_compiled_signatures(kernel):
         params = _parameters(demangled(build.lowered[launch.name]))
         assert len(params) == len(args), (launch.name, params, args)
         for param, arg in zip(params, args, strict=True):
-            if isinstance(arg, str):
+            if isinstance(arg, TensorMap):  # by value (fa3's Q, K, V, O)
+                assert param == "CUtensorMap", (launch.name, param, arg)
+            elif isinstance(arg, str):
                 kind = kernels.element_type(kernel, arg)
                 assert param == (f"{kind} const*" if arg in read else f"{kind}*"), (launch.name, param, arg)
             else:

@@ -41,7 +41,8 @@ def remove_lines(kernel, holding, count):
 
 def failures(kernel, source, n=130, d=16, n_kv=None, **options):
     """The schedules under which `kernel` built from `source` fails the harness (empty: it passes); `n_kv` keys
-    (default n) for FA1 and FA2."""
+    (default n) for FA1 and FA2; `d`, or 64 for a kernel not built for it (fa3)."""
+    d = kernels.head_dims(kernel, (d, 64))[0]
     decode, causal = kernel == "flash_decoding", options.get("causal", False)
     arrays = inputs(2, n, d, decode=decode, seed=7, kernel=kernel, causal=causal, n_kv=n_kv, dtype=options.get("dtype"))
     if kernel == "fa2_bwd":  # its outputs are D, dQ, dK, dV: held to verify's measure of them all

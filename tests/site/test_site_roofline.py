@@ -105,7 +105,7 @@ def test_without_a_results_file_the_section_says_nothing_was_measured(tmp_path, 
 @pytest.mark.parametrize(
     "front, said",
     [
-        ("{algorithms: [fa3], N: 8, d: 4}", "unknown algorithm 'fa3'"),
+        ("{algorithms: [fa4], N: 8, d: 4}", "unknown algorithm 'fa4'"),
         ("{algorithms: [fa2], N: 8, d: 4, heads: 2}", "unknown size 'heads'"),
         ("{algorithms: [fa2], N: 8, N_kv: L0, d: 4}", "N_kv: 'L0' is not a size of the page's form (none)"),
         ("{algorithms: [fa2], d: 4}", "no N: give it a number, or a size of the page's form"),

@@ -116,7 +116,7 @@ def test_unknown_names_and_missing_traces_warn_with_their_line(build_site, line)
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("{algo: fa3, N: 8, d: 4, Br: 4, Bc: 4}", "algo must be one of"),
+        ("{algo: fa4, N: 8, d: 4, Br: 4, Bc: 4}", "algo must be one of"),
         ("{algo: fa2, N: 8, d: 4, Br: 4}", "missing Bc"),
         ("{algo: fa2, N: 8, d: 4, Br: 4, Bc: 4, splits: 2}", "splits is a flash-decoding size"),
         ("{algo: fa2, N: 0, d: 4, Br: 4, Bc: 4}", "N must be at least 1"),

@@ -7,8 +7,10 @@
 // argv: schedule[:copies] threads, then the buffers: their count, and for each its name, element type (f: float,
 // h: 16-bit fp16/bf16 bits, i: int), elements and role (i: input, o: output); then the launches: their count, and for
 // each its template instance, grid x y z, bytes of dynamic shared memory a block, the buffer to watch during it (-1:
-// none; see below), and its arguments: their count and each as bK (buffer K), iV (int V) or fV (float V), in the
-// order of its __global__ signature. copies (cpu/async.h): "late", or "random=SEED" (the default: random=0).
+// none; see below), and its arguments: their count and each as bK (buffer K), iV (int V), fV (float V) or
+// tK,rank,dims...,box...,swizzle (a TMA tensor map of buffer K, dims and box innermost first:
+// kvshim::make_tensor_map), in the order of its __global__ signature. copies (cpu/async.h): "late", or "random=SEED"
+// (the default: random=0).
 // stdin: the inputs' bytes, in order; stdout: the outputs' bytes, in order; the last line of stderr, after a run that
 // succeeds: "counters: ldmatrix_phases=P ldmatrix_wavefronts=W" (cpu/warp.h).
 //
@@ -84,15 +86,21 @@ struct Buffer {
 
 // One argument of a launch: a buffer, or an int or float scalar.
 struct Value {
-    char kind;  // 'b', 'i' or 'f'
+    char kind;  // 'b', 'i', 'f' or 't' (a tensor map of `buffer`)
     Buffer* buffer = nullptr;
     int i = 0;
     float f = 0;
+    int rank = 0, swizzle = 0;  // a tensor map's
+    uint64_t dims[5] = {};
+    uint32_t box[5] = {};
 
     template <typename T>
     T as(const std::string& launch, size_t at) const {
         auto wrong = [&](const char* wants) {
-            std::string given = kind == 'i' ? "an int" : kind == 'f' ? "a float" : "buffer " + buffer->name;
+            std::string given = kind == 'i'   ? "an int"
+                                : kind == 'f' ? "a float"
+                                : kind == 't' ? "a tensor map of " + buffer->name
+                                              : "buffer " + buffer->name;
             return std::runtime_error(launch + ": argument " + std::to_string(at) + " is " + wants +
                                       ", not what the host passed (" + given + ")");
         };
@@ -104,6 +112,9 @@ struct Value {
         } else if constexpr (std::is_same_v<T, float>) {
             if (kind != 'f') throw wrong("a float");
             return f;
+        } else if constexpr (std::is_same_v<T, kvshim::TensorMap>) {
+            if (kind != 't') throw wrong("a tensor map");
+            return kvshim::make_tensor_map(buffer->ptr(), int(buffer->size()), rank, dims, box, swizzle);
         } else {
             static_assert(std::is_same_v<T, int>, "kernel arguments are pointers, ints and floats");
             if (kind != 'i') throw wrong("an int");
@@ -143,6 +154,25 @@ struct Entry {
 #define E(...) {#__VA_ARGS__, [](const Call& c) { run(__VA_ARGS__, c); }},
 const Entry ENTRIES[] = {KV_ENTRIES};
 #undef E
+
+// A tensor-map argument "tK,rank,dims...,box...,swizzle" of `buffers`.
+Value tensor_map(const std::string& a, std::vector<Buffer>& buffers) {
+    std::vector<long> n;
+    for (size_t at = 1; at <= a.size();) {
+        size_t end = a.find(',', at);
+        if (end == std::string::npos) end = a.size();
+        n.push_back(std::stol(a.substr(at, end - at)));
+        at = end + 1;
+    }
+    Value v{'t'};
+    if (n.size() < 2 || n[1] < 1 || n[1] > 5 || n.size() != size_t(3 + 2 * n[1]))
+        throw std::runtime_error("bad tensor map argument " + a);
+    v.buffer = &buffers.at(size_t(n[0]));
+    v.rank = int(n[1]);
+    for (int k = 0; k < v.rank; k++) v.dims[k] = uint64_t(n[2 + k]), v.box[k] = uint32_t(n[2 + v.rank + k]);
+    v.swizzle = int(n.back());
+    return v;
+}
 
 // Reads argv in order.
 struct Words {
@@ -195,6 +225,7 @@ int main(int argc, char** argv) {
                 std::string a = w.next();
                 Value v{a.at(0)};
                 if (v.kind == 'b') v.buffer = &buffers.at(std::stoul(a.substr(1)));
+                else if (v.kind == 't') v = tensor_map(a, buffers);
                 else if (v.kind == 'i') v.i = std::stoi(a.substr(1));
                 else if (v.kind == 'f') v.f = std::strtof(a.c_str() + 1, nullptr);
                 else throw std::runtime_error("bad argument " + a);

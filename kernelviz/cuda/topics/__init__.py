@@ -3,7 +3,7 @@ verify.py, launch.py, cpu.py and the CPU harness loop over. A kernel is its .cu 
 module here; this list, and the helpers its module offers the rest of the package by name, are the only other
 place that names it (tests/cuda/test_cuda_registry.py holds that)."""
 
-from . import fa1, fa2, fa2_bwd, fa2_mma, fa2_pipe, flash_decoding, online_softmax, paged_decoding
+from . import fa1, fa2, fa2_bwd, fa2_mma, fa2_pipe, fa3, flash_decoding, online_softmax, paged_decoding
 from .fa2_mma import LOAD_BYTES, MMA_BR, MMA_WARPS, check_mma
 from .flash_decoding import tiles_per_split
 from .online_softmax import softmax_fp64
@@ -20,6 +20,7 @@ TOPICS = tuple(
         paged_decoding,
         fa2_mma,
         fa2_pipe,
+        fa3,
     )  # verify's order
 )
 
