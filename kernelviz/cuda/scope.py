@@ -1,9 +1,9 @@
 """Where the names of a .cu file are declared, and which lines a region needs around it to read on its own.
 
 A lexical reading of the C++ the kernels of this folder are written in (one statement or block header per line,
-`//` comments, no macros in the code), not a compiler. Preprocessor lines are not read (fa2_mma.cu's ``#ifdef
-KVSHIM``: what the CPU shim runs in place of inline PTX), nor names qualified by a namespace (``kvshim::mma``,
-``std::memcpy``: declared elsewhere):
+`//` comments, no macros in the code but KV_DYNAMIC_SMEM), not a compiler. Preprocessor lines are not read
+(fa2_mma.cu's ``#ifdef KVSHIM``: what the CPU shim runs in place of inline PTX), nor names qualified by a
+namespace (``kvshim::mma``, ``std::memcpy``: declared elsewhere):
 
 - `uses(code)`: the names a piece of code uses, less C++ keywords and CUDA's builtins (BUILTINS);
 - `declares(line)`: the names a line declares (`int a = 0, b;`, `__shared__ float Qi[Br][D], Oi[Br][D];`,
@@ -31,10 +31,12 @@ BUILTINS = frozenset(
         r"\S+",
         "threadIdx blockIdx blockDim gridDim __syncthreads expf exp fmaxf fminf logf log sqrtf rsqrtf min max INFINITY "
         "__int_as_float atomicAdd __syncwarp __shfl_xor_sync exp2f __cvta_generic_to_shared uint4 make_uint4 "
-        "u8 u64 TensorMap CUtensorMap",
+        "u8 u64 TensorMap CUtensorMap KV_DYNAMIC_SMEM",
     )
 )
-# (u8, u64, TensorMap, CUtensorMap: the types fa3.cu names with `using` and a struct, for TMA and mbarriers)
+# (u8, u64, TensorMap, CUtensorMap: the types fa3.cu names with `using` and a struct, for TMA and mbarriers;
+# KV_DYNAMIC_SMEM(name): the one macro a kernel's code calls, which declares `name`, its dynamic shared memory)
+_DYNAMIC_SMEM = re.compile(r"\bKV_DYNAMIC_SMEM\(\s*([A-Za-z_]\w*)\s*\)")
 TYPES = (
     r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*"
     r"(?:int|float|bool|long|double|char|void|auto|short|unsigned|u8|u64|TensorMap|CUtensorMap)\b"
@@ -67,7 +69,8 @@ def uses(text):
 
 def declares(line):
     """The names `line` declares, in order (see the module docstring)."""
-    text, names = code(line), []
+    text = code(line)
+    names = _DYNAMIC_SMEM.findall(text)
     for m in _TYPE.finditer(text):
         pos = m.end()
         while (d := _NAME.match(text, pos)) and d.group() not in KEYWORDS:
