@@ -22,20 +22,11 @@ import re
 
 import pytest
 
+from kernelviz.cuda.kernels import FILES
 from tests.browser.figure_page import KERNEL_PAGES, open_figure, without_python
 from tests.browser.figure_page import PAGES as TEXT_PAGES
 
-PAGES = [
-    *TEXT_PAGES,
-    "figlib",
-    "fa1.cu",
-    "fa2.cu",
-    "fa2_bwd.cu",
-    "fa2_mma.cu",
-    "flash_decoding.cu",
-    "online_softmax.cu",
-    "paged_decoding.cu",
-]
+PAGES = [*TEXT_PAGES, "figlib", *sorted(FILES.values())]  # each kernel's source has its page
 STEP = 5
 
 # Everything wrong with the page as printed now (under print media), as sentences.
