@@ -36,7 +36,7 @@ def expected(slug, sizes, gpu):
             work = {kind: sum(r["flops"][kind] for r in runs) for kind in ("matmul", "exp", "other")}
             out[algo] = units(nbytes, work, GPUS[gpu])
         else:
-            own = [a for n, a in enumerate(args[1:]) if "--warps" not in args[n : n + 2]]
+            own = [a for n, a in enumerate(args[1:]) if not {"--warps", "--stages"} & set(args[n : n + 2])]
             out[algo] = trace([algo, *own, "--gpu", gpu])["units"]
     return out
 
