@@ -102,4 +102,4 @@ def test_trace_and_roofline_take_d_and_dtype_alike(capsys):
     assert json.loads(capsys.readouterr().out)["params"]["d"] == 64
     assert main(["roofline", "--N", "128", "--dtype", "bfloat16", "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)["algorithms"]
-    assert [row["algorithm"] for row in rows] == ["fa2-mma", "fa2-pipe"]  # bfloat16: tensor cores only
+    assert [row["algorithm"] for row in rows] == ["fa2-mma", "fa2-pipe", "fa3"]  # bfloat16: tensor cores only
