@@ -21,6 +21,7 @@ SIZES = {
     "batch_heads": "independent (batch, head) pairs: batch × heads",
     "causal": "causal masking, bottom-right aligned: 1 (true) or 0 (false)",
     "warps": "FA2 on tensor cores: the warps of a block, each owning ceil(Br / warps) of its query rows",
+    "warpgroups": "FlashAttention-3: the consumer warpgroups of a block (4 warps each), Br / warpgroups rows each",
     "stages": "pipelined FA2: the K/V buffers of the ring in shared memory (1: every tile waits for its copy)",
     "gpu": "a figure's timeline: the GPU whose rates time it, 0 = A100, 1 = H100, 2 = H200",
     "rows": "softmax: the rows of scores softmaxed side by side",

@@ -54,7 +54,7 @@ def test_the_command_lines_sizes_are_the_glossarys():
     paged = {"seq_lens", "page_size", "H_q", "H_kv"}
     assert (
         dests
-        == {"N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads", "warps", "stages", *paged}
+        == {"N", "N_kv", "d", "Br", "Bc", "splits", "batch_heads", "warps", "warpgroups", "stages", *paged}
         <= set(glossary.SIZES)
     )
     flags = {s for a in parser._actions if a.dest in dests for s in a.option_strings}
