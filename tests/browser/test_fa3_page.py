@@ -11,13 +11,10 @@ from contextlib import redirect_stdout
 
 from figure_page import open_figure, without_python
 
-from kernelviz.attention.runs import ALGORITHMS
-
 SLUG = "flash-attention-3"
-# FA3's HBM ledger (attention/fa3.py, `kernelviz trace fa3`) is FA2's in 16 bits: until fa3 is registered on this
-# branch, FA2's float16 ledger is the reference; once it is, fa3's own, with its 2 consumer warpgroups
-ALGO = "fa3" if "fa3" in ALGORITHMS else "fa2"
-WARPGROUPS = ["--warpgroups", "2"] if ALGO == "fa3" else []
+# The counters' reference: `kernelviz trace fa3` (attention/fa3.py) with the kernel's 2 consumer warpgroups
+ALGO = "fa3"
+WARPGROUPS = ["--warpgroups", "2"]
 
 # Plays every step (reduced motion: each at once); for each, its key, the HBM counter and the current step's label.
 PLAY_EVERY_STEP = """async () => {

@@ -11,15 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from kernelviz.attention.runs import ALGORITHMS
 from kernelviz.figlib import sizing
 from tests.pages.kernel_pages import Page
 
 SLUG = "flash-attention-3"
-# FA3's HBM ledger (attention/fa3.py, `kernelviz trace fa3`) is FA2's in 16 bits: until fa3 is registered on this
-# branch, FA2's float16 ledger is the reference; once it is, fa3's own, with its 2 consumer warpgroups
-ALGO = "fa3" if "fa3" in ALGORITHMS else "fa2"
-WARPGROUPS = ["--warpgroups", "2"] if ALGO == "fa3" else []
+# The counters' reference: `kernelviz trace fa3` (attention/fa3.py) with the kernel's 2 consumer warpgroups
+ALGO = "fa3"
+WARPGROUPS = ["--warpgroups", "2"]
 GPUS = json.loads((Path(__file__).resolve().parents[2] / "kernelviz" / "roofline" / "gpus.json").read_text())["gpus"]
 
 
