@@ -187,5 +187,13 @@ class Algorithm:
         """{name: (type, required)} of every size it takes: its inputs' and its options'."""
         return {**self.inputs.sizes, **{o.name: (o.kind, False) for o in self.options}}
 
+    @property
+    def shared_unit(self):
+        """Whether its shared-memory traffic is a unit of its roofline (``roofline.units``): where its record pins the
+        tensor-core instruction its kernel issues, whose shared traffic the ledger counts (fa2-mma, fa2-pipe, fa3).
+        The scalar kernels' counts (fa1, fa2: float32 on CUDA cores, ``attention.scalar_smem``) are reported but
+        not put beside a tensor-core roof their code does not use."""
+        return self.shared is not None and self.instruction is not None
+
     def option(self, name):
         return next((o for o in self.options if o.name == name), None)

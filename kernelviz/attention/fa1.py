@@ -18,6 +18,7 @@ l and m in float32. ``lse`` is m + log l as the run leaves them in HBM (-inf for
 
 import numpy as np
 
+from . import scalar_smem
 from ._inputs import STAT_BYTES, AttentionResult, absorb, check_qkv, finish, positive_int, scores, tiles, visible_tiles
 from .ledger import Ledger
 
@@ -41,6 +42,7 @@ def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
         KERNEL, Kj=Bc * d * s, Vj=Bc * d * s, Qi=Br * d * s, Oi=Br * d * 4, Sij=Br * Bc * 4, li=Br * 4, mi=Br * 4
     )
 
+    scalar_smem.register(ledger)  # its shared-memory traffic, as fa1.cu's loops move it
     row_tiles, kv_tiles = tiles(n, Br), tiles(n_kv, Bc)
     visits = [set(visible_tiles(r1, n, n_kv, kv_tiles, causal)) for _, r1 in row_tiles]
     at = dict(kernel=KERNEL, block=0, heads=bh)
@@ -59,6 +61,7 @@ def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
         Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj: stay in SRAM for the inner loop
         ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)
         ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
+        scalar_smem.kv_in(ledger, Bc, d, s, bh)
         for i, (r0, r1) in enumerate(row_tiles):
             if j not in visits[i]:
                 continue
@@ -66,6 +69,9 @@ def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
             rows = (r1 - r0) * d * s
             for name, nbytes in (("Q", rows), ("O", rows), ("l", (r1 - r0) * 4), ("m", (r1 - r0) * 4)):
                 ledger.read(name, i, nbytes, step=step, **at)
+            scalar_smem.carries_in(ledger, Br, d, s, bh)
+            scalar_smem.step(ledger, Br, Bc, d, s, bh)
+            scalar_smem.carries_out(ledger, r1 - r0, d, bh)
             Qi, Oi, l_i, m_i = q[:, r0:r1], O_hbm[:, r0:r1].astype(np.float32), l_hbm[:, r0:r1], m_hbm[:, r0:r1]
             Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
             m_new, l_new, acc = absorb(m_i, l_i, l_i[..., None] * Oi, Sij, Vj, ledger.flops)

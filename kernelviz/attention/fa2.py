@@ -20,6 +20,7 @@ rows that see none come out of it with l = 0, so ``finish`` gives them O = 0 and
 
 import numpy as np
 
+from . import scalar_smem
 from ._inputs import (
     STAT_BYTES,
     AttentionResult,
@@ -57,6 +58,7 @@ def flash_attention_2(
         KERNEL, Qi=Br * d * s, Kj=Bc * d * s, Vj=Bc * d * s, Sij=Br * Bc * 4, Oi=Br * d * 4, mi=Br * 4, li=Br * 4
     )
 
+    scalar_smem.register(ledger)  # its shared-memory traffic, as fa2.cu's loops move it
     o = np.empty(q.shape, dt)
     lse = np.empty((bh, n), np.float32)
     kv_tiles = tiles(n_kv, Bc)
@@ -68,6 +70,7 @@ def flash_attention_2(
             continue
         Qi = q[:, r0:r1]  # load Qi: stays in SRAM for the whole block
         ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)
+        scalar_smem.carries_in(ledger, Br, d, s, bh)
         m_i = np.full((bh, r1 - r0), -np.inf, np.float32)
         l_i = np.zeros((bh, r1 - r0), np.float32)
         Oi = np.zeros((bh, r1 - r0, d), np.float32)
@@ -77,11 +80,14 @@ def flash_attention_2(
             Kj, Vj = k[:, c0:c1], v[:, c0:c1]  # load Kj, Vj
             ledger.read("K", j, (c1 - c0) * d * s, step=step, **at)
             ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
+            scalar_smem.kv_in(ledger, Bc, d, s, bh)
+            scalar_smem.step(ledger, Br, Bc, d, s, bh)
             Sij = scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
             m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, Vj, ledger.flops)
             if observe is not None:
                 observe(i, j, S=Sij, m=m_i, l=l_i, O=Oi)
         Oi, Li = finish(m_i, l_i, Oi, ledger.flops)  # O[i], L[i] = Oi / l_i, m_i + log(l_i)
+        scalar_smem.carries_out(ledger, r1 - r0, d, bh)
         o[:, r0:r1] = Oi.astype(dt)
         lse[:, r0:r1] = Li
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)

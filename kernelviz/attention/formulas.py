@@ -26,7 +26,7 @@ JS_MODULES = {
         "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
         "standard_backward", "flash_decoding", "paged_decoding",
     ),
-    "shared": ("fa2_mma_shared",),
+    "shared": ("fa2_mma_shared", "fa1_shared", "fa2_shared"),
 }  # fmt: skip
 
 
@@ -184,6 +184,46 @@ def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False
     visited = h * tile_interactions(N, Br, Bc, N_kv, causal)
     kv, p = visited * Bc * d * s, visited * Br * Bc * s if p_in_shared else 0
     return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
+
+
+def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s):
+    """Shared-memory traffic of the scalar kernels (``attention.scalar_smem``), all at full tile size: `steps` steps
+    (the scores of Qi against Kj and the update of every row with Vj), `kv_tiles` K/V tiles stored, `blocks` times
+    Qi and the carries Oi, mi, li stored, and the carries of `rows` rows loaded out."""
+    mm, o, stat = steps * Br * Bc * d * s, steps * Br * d * STAT, steps * Br * STAT
+    kv, carries = kv_tiles * Bc * d * s, blocks * Br * STAT
+    return {
+        "Q": sl(blocks * Br * d * s, mm),
+        "K": sl(kv, mm),
+        "V": sl(kv, mm),
+        "S": sl(steps * 2 * Br * Bc * STAT, steps * (2 + d) * Br * Bc * STAT),
+        "O": sl(o + blocks * Br * d * STAT, o + rows * d * STAT),
+        "m": sl(stat + carries, stat + rows * STAT),
+        "l": sl(stat + carries, stat + rows * STAT),
+    }
+
+
+def fa1_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Shared-memory traffic of the book's FA1 kernel (cuda/fa1.cu; ``attention.scalar_smem`` says what each step
+    stores and loads): the tile_interactions steps, each also storing Qi and the carries Oi, mi, li (Br d s, Br d 4,
+    Br 4, Br 4) and loading back the carries of its rows that exist (q_rows_read rows in all: d 4 + 4 + 4 a row);
+    and each of the ceil(N_kv / Bc) K/V tiles stored once (Bc d s, K and V)."""
+    N_kv = N if N_kv is None else N_kv
+    h = batch_heads
+    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
+    rows = h * q_rows_read(N, Br, Bc, N_kv, causal)
+    return _scalar_shared(steps, h * cdiv(N_kv, Bc), steps, rows, Br, Bc, d, itemsize)
+
+
+def fa2_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Shared-memory traffic of the book's FA2 kernel (cuda/fa2.cu; ``attention.scalar_smem``): the
+    tile_interactions steps, each storing its K/V tile (Bc d s, K and V); each of the blocks_seeing blocks storing
+    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist once
+    at the end (rows_seeing rows in all: d 4 + 4 + 4 a row). A block that sees no key moves nothing."""
+    h = batch_heads
+    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
+    blocks, rows = h * blocks_seeing(N, Br, Bc, N_kv, causal), h * rows_seeing(N, Br, Bc, N_kv, causal)
+    return _scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize)
 
 
 def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):

@@ -54,7 +54,7 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
         flops = FLOP_FORMULAS[name](N, d, Br, Bc, **sizes)
         bounds = {key: bound(nbytes, flops, GPUS[key]) for key in gpus or GPUS}
         record, shared = REGISTRY[name], None
-        if record.shared is not None:
+        if record.shared_unit:
             traffic = record.shared(N, d, Br, Bc, itemsize=itemsize, **sizes)
             shared = sum(sl["store"] + sl["load"] for sl in traffic.values())
         per_unit = {key: units(nbytes, flops, GPUS[key], family(record, GPUS[key]), shared) for key in gpus or GPUS}

@@ -193,7 +193,7 @@ def main(args):
 
         device = gpu(args.gpu)
         report["roofline"] = bound(ledger.total_bytes, ledger.flops.by_kind, device)
-        shared = report["shared"]["total"] if "shared" in report else None  # where the ledger counts it
+        shared = report["shared"]["total"] if "shared" in report and record.shared_unit else None  # a unit there
         at = family(record, device)
         report["units"] = units(ledger.total_bytes, ledger.flops.by_kind, device, at, shared)
     if record.per_block is not None:
@@ -372,7 +372,7 @@ def _table(report):
             f"shared memory traffic: {shared['total']:,} B ({size(shared['total'])}): stored {shared['store']:,} B, "
             f"loaded {shared['load']:,} B; "
             + ", ".join(f"{t} {sl['store'] + sl['load']:,} B" for t, sl in per.items())
-            + ("" if per.get("P", {}).get("store") else " (P stays in registers)")
+            + (" (P stays in registers)" if per.get("P", {}).get("store") == 0 else "")
         )
     if roof := report.get("roofline"):
         lines.append(on_gpu(roof))

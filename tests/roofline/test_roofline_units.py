@@ -79,7 +79,7 @@ def test_roofline_json_carries_the_units_of_each_algorithm_on_each_gpu(capsys):
         for answer in row["units"].values():
             assert answer["units"][HBM]["count"] == row["bytes"]
             assert answer["units"][MUFU]["count"] == row["flops"]["exp"]
-            assert (SHARED in answer["units"]) == (REGISTRY[row["algorithm"]].shared is not None)
+            assert (SHARED in answer["units"]) == (REGISTRY[row["algorithm"]].shared_unit)
     mma = next(row for row in report["algorithms"] if row["algorithm"] == "fa2-mma")
     shared = formulas.fa2_mma_shared(1000, 64, 64, 64, causal=True, itemsize=2)
     assert mma["shared_bytes"] == sum(sl["store"] + sl["load"] for sl in shared.values())

@@ -17,6 +17,7 @@ ALGORITHM = Algorithm(
     function=flash_attention_1,
     bytes=formulas.fa1,
     flops=flops.fa1,
+    shared=formulas.fa1_shared,  # the book's scalar kernel's (cuda/fa1.cu): reported, no roofline unit
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: [sum(tiles)] * batch_heads,  # a block per batch_head walks every block of rows

@@ -54,6 +54,7 @@ ALGORITHM = Algorithm(
     function=flash_attention_2,
     bytes=formulas.fa2,
     flops=flops.fa2,
+    shared=formulas.fa2_shared,  # the book's scalar kernel's (cuda/fa2.cu): reported, no roofline unit
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: tiles * batch_heads,  # a block per (batch_head, block of rows)

@@ -123,7 +123,7 @@ def spec_of(page):
         "gpus": gpus,
         "units": {"counts": units.COUNTS, "tensor": units.TENSOR},
         "instruction": {r.name: r.instruction for r in records if r.instruction},
-        "shared": [r.name for r in records if r.shared is not None],
+        "shared": [r.name for r in records if r.shared_unit],
         "algorithms": algorithms,
         "page": mapping,
         "sizes": sizes,

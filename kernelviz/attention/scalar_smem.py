@@ -1,0 +1,67 @@
+"""The shared-memory traffic of the book's scalar kernels (kernelviz/cuda/fa1.cu, fa2.cu), step by step, for their
+algorithms' ledgers (``Ledger.smem``): bytes a block's threads store into and load from its ``__shared__`` arrays.
+
+Those kernels keep everything of a block in shared memory and work on it with one thread per score (scores) or per
+row (update), in float32 on CUDA cores. The count follows their loops, at full tile size as they run them (rows past
+N and keys past N_kv are stored as zeros, computed and loaded like the others), `s` bytes per element of Qi, Kj, Vj
+(the storage dtype's) and 4 per element of Sij, Oi, mi, li (float32):
+
+    carries in (a block starts, FA2; every step, FA1):  store Qi (Br d s), Oi (Br d 4), mi and li (Br 4 each)
+    a step (Qi meets Kj, Vj):
+        scores  Sij[r][c] = sum_k Qi[r][k] Kj[c][k]:  load Qi and Kj (Br Bc d s each), store Sij (Br Bc 4)
+        update  each row: load Sij for its max and again for its exponentials (2 Br Bc 4), store P~ over Sij (Br Bc 4);
+                O_r = alpha O_r + P~_r Vj, element by element: load Sij and Vj (Br Bc d 4 and Br Bc d s),
+                load and store Oi (Br d 4 each); load and store mi and li (Br 4 each)
+    carries out (its rows that exist, r < N):  load Oi (d 4 a row), mi and li (4 each a row)
+    a K/V tile enters shared memory:  store Kj and Vj (Bc d s each)
+
+A scalar a thread reads twice with no write between (mi[r] in the update, li[r] in the write-back) is counted once:
+the compiler keeps it in a register. Bytes requested over the per-SM rate (``roofline.units``: 32 banks of 4 bytes a
+clock) is a lower bound on the time: a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed
+forms: ``formulas.fa1_shared``, ``formulas.fa2_shared``.
+"""
+
+from .ledger import LOAD, STORE
+
+F32 = 4  # bytes of Sij, Oi, mi, li: float32 in every storage dtype
+TENSORS = ("Q", "K", "V", "S", "O", "m", "l")  # the ledger's names: HBM's Q, K, V, O; S the scores; m, l the carries
+
+
+def register(ledger):
+    """Name every tensor with 0 bytes, so that the numbers name each one even where a run moves none of it."""
+    for name in TENSORS:
+        ledger.smem(name, STORE, 0)
+
+
+def kv_in(ledger, Bc, d, s, heads):
+    """A K/V tile enters shared memory: Kj and Vj stored."""
+    ledger.smem("K", STORE, Bc * d * s, heads=heads)
+    ledger.smem("V", STORE, Bc * d * s, heads=heads)
+
+
+def carries_in(ledger, Br, d, s, heads):
+    """Qi and the carries Oi, mi, li stored (from HBM, or set to their starting values)."""
+    ledger.smem("Q", STORE, Br * d * s, heads=heads)
+    ledger.smem("O", STORE, Br * d * F32, heads=heads)
+    ledger.smem("m", STORE, Br * F32, heads=heads)
+    ledger.smem("l", STORE, Br * F32, heads=heads)
+
+
+def step(ledger, Br, Bc, d, s, heads):
+    """One step: the scores of Qi against Kj, then the online-softmax update of every row with Vj."""
+    at = dict(heads=heads)
+    ledger.smem("Q", LOAD, Br * Bc * d * s, **at)
+    ledger.smem("K", LOAD, Br * Bc * d * s, **at)
+    ledger.smem("S", STORE, 2 * Br * Bc * F32, **at)  # the scores, then P~ over them
+    ledger.smem("S", LOAD, (2 + d) * Br * Bc * F32, **at)  # max, exponentials, and once per column of O
+    ledger.smem("V", LOAD, Br * Bc * d * s, **at)
+    for name, size in (("O", Br * d), ("m", Br), ("l", Br)):
+        ledger.smem(name, LOAD, size * F32, **at)
+        ledger.smem(name, STORE, size * F32, **at)
+
+
+def carries_out(ledger, rows, d, heads):
+    """The `rows` that exist of a block read out of shared memory: Oi, mi and li once each."""
+    ledger.smem("O", LOAD, rows * d * F32, heads=heads)
+    ledger.smem("m", LOAD, rows * F32, heads=heads)
+    ledger.smem("l", LOAD, rows * F32, heads=heads)

@@ -1,0 +1,93 @@
+"""The shared-memory traffic of the book's scalar kernels (attention.scalar_smem): the FA1 and FA2 ledgers' counts
+equal their closed forms (formulas.fa1_shared, fa2_shared) over a grid of ragged, causal and N != N_kv sizes, and a
+small case counted by hand from fa2.cu's loops."""
+
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kernelviz.attention import formulas
+from kernelviz.attention.fa1 import flash_attention_1
+from kernelviz.attention.fa2 import flash_attention_2
+
+GRID = [  # (N, N_kv, d, Br, Bc): ragged N % Br and N_kv % Bc, N > N_kv (blocks that see no key) and N < N_kv
+    (9, 9, 4, 4, 4),
+    (13, 7, 8, 4, 3),
+    (7, 13, 2, 3, 5),
+    (16, 16, 8, 8, 4),
+    (20, 5, 4, 4, 2),
+    (5, 20, 16, 2, 8),
+]
+RUNS = {"fa1": (flash_attention_1, formulas.fa1_shared), "fa2": (flash_attention_2, formulas.fa2_shared)}
+
+
+def inputs(bh, n, n_kv, d, seed=0):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((bh, n, d)), rng.standard_normal((bh, n_kv, d)), rng.standard_normal((bh, n_kv, d))
+
+
+CASES = list(itertools.product(GRID, (False, True), ("float32", "float16")))
+
+
+@pytest.mark.parametrize("algo", sorted(RUNS))
+@pytest.mark.parametrize(("sizes", "causal", "dtype"), CASES)
+def test_the_ledger_meets_the_closed_form(algo, sizes, causal, dtype):
+    n, n_kv, d, Br, Bc = sizes
+    run, closed = RUNS[algo]
+    q, k, v = inputs(2, n, n_kv, d)
+    ledger = run(q, k, v, Br=Br, Bc=Bc, causal=causal, dtype=dtype).ledger
+    itemsize = 4 if dtype == "float32" else 2
+    expected = closed(n, d, Br, Bc, N_kv=n_kv, causal=causal, itemsize=itemsize, batch_heads=2)
+    assert ledger.smem_bytes == expected
+
+
+def test_fa2_counted_by_hand():
+    """N = 6, N_kv = 4, d = 2, Br = 4, Bc = 2, causal, float32: row r sees keys up to r - 2, so block 0 (rows 0-3)
+    visits tile 0 only and block 1 (rows 4, 5 and two past N) both tiles: 3 steps, 2 blocks, 6 rows that exist."""
+    q, k, v = inputs(1, 6, 4, 2)
+    got = flash_attention_2(q, k, v, Br=4, Bc=2, causal=True).ledger.smem_bytes
+    steps, mm = 3, 3 * 4 * 2 * 2 * 4  # each step: Br Bc d loads of 4 bytes
+    assert got["Q"] == {"store": 2 * 4 * 2 * 4, "load": mm}
+    assert got["K"] == got["V"] == {"store": steps * 2 * 2 * 4, "load": mm}
+    assert got["S"] == {"store": steps * 2 * 4 * 2 * 4, "load": steps * (2 + 2) * 4 * 2 * 4}
+    rows = 4 + 2  # the rows that exist of the two blocks
+    assert got["O"] == {"store": (steps + 2) * 4 * 2 * 4, "load": steps * 4 * 2 * 4 + rows * 2 * 4}
+    assert got["m"] == got["l"] == {"store": (steps + 2) * 4 * 4, "load": steps * 4 * 4 + rows * 4}
+
+
+def test_a_planted_slip_is_caught(monkeypatch):
+    """The closed form is not the ledger restated: a scalar_smem that forgets the update's reload of Sij for every
+    column of O (fa2.cu's pv loop) makes the ledger and the closed form part."""
+    import types
+
+    from kernelviz.attention import fa2, scalar_smem
+
+    source = Path(scalar_smem.__file__).read_text()
+    assert "(2 + d) * Br * Bc * F32" in source
+    planted = types.ModuleType("planted_scalar_smem")
+    planted.__dict__["__package__"] = "kernelviz.attention"
+    exec(compile(source.replace("(2 + d) * Br * Bc * F32", "2 * Br * Bc * F32"), "planted", "exec"), planted.__dict__)
+    q, k, v = inputs(1, 9, 9, 4)
+    closed = formulas.fa2_shared(9, 4, 4, 4, N_kv=9)
+    assert flash_attention_2(q, k, v, Br=4, Bc=4).ledger.smem_bytes == closed
+    monkeypatch.setattr(fa2, "scalar_smem", planted)
+    assert flash_attention_2(q, k, v, Br=4, Bc=4).ledger.smem_bytes["S"] != closed["S"]
+
+
+def test_the_cli_reports_it_but_puts_no_tensor_roof_beside_it(capsys):
+    """`kernelviz trace fa1 --gpu h100 --json` carries fa1.cu's shared traffic (the closed form's), and its units
+    leave shared memory out: the scalar kernel's traffic is not paired with the tensor cores' rate (shared_unit)."""
+    import json
+
+    from kernelviz.cli import main
+    from kernelviz.roofline.units import SHARED
+
+    argv = ["trace", "fa1", "--N", "13", "--N-kv", "7", "--d", "8", "--Br", "4", "--Bc", "3", "--causal"]
+    assert main([*argv, "--gpu", "h100", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    expected = formulas.fa1_shared(13, 8, 4, 3, N_kv=7, causal=True)
+    assert report["shared"]["per_tensor"] == expected
+    assert report["shared"]["total"] == sum(sl["store"] + sl["load"] for sl in expected.values())
+    assert SHARED not in report["units"]["units"]
