@@ -185,6 +185,12 @@ SOURCES = {
         "NeurIPS 2024",
         "https://arxiv.org/abs/2407.08608",
     ),
+    "fa4": Source(
+        "Ted Zadouri, Markus Hoehnerbach, Jay Shah, Timmy Liu, Vijay Thakkar, Tri Dao",
+        "FlashAttention-4: Algorithm and Kernel Pipelining Co-Design for Asymmetric Hardware Scaling",
+        "arXiv 2603.05451",
+        "https://arxiv.org/abs/2603.05451",
+    ),
     "fa3-hopper": Source(
         "Jay Shah, Tri Dao and contributors",
         "flash-attention, hopper/: the FlashAttention-3 kernels (mainloop_fwd_sm90_tma_gmma_ws.hpp: producer and "
