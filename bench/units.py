@@ -14,6 +14,7 @@ The SASS of each kernel (cuobjdump, when there) is counted too, so the table sho
 """
 
 import argparse
+import datetime
 import json
 import math
 import os
@@ -157,7 +158,9 @@ def main(argv=None):
                   f"{row['of_table'] or float('nan'):>9.2f}{row['vs_baseline'] or float('nan'):>9.2f}")  # fmt: skip
     if args.results:
         Path(args.results).parent.mkdir(parents=True, exist_ok=True)
-        results = {"machine": props.name, "gpu": key, "sms": sms, "baseline_flops_per_s": base, "rows": rows}
+        written = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        results = {"machine": props.name, "gpu": key, "sms": sms, "written": written, "baseline_flops_per_s": base,
+                   "rows": rows}  # fmt: skip
         Path(args.results).write_text(json.dumps(results, indent=1) + "\n")
     return 0
 
