@@ -1,7 +1,7 @@
-"""The roofline's bars in Chromium: on each kernel page the reader picks a GPU and changes the size form, and each
-algorithm's bar per unit (its least time alone: count / rate) and the bound named equal `kernelviz trace ALGO
---gpu GPU --json`'s units at those sizes (run here, independent of the page); Hopper's plot draws the mma.sync
-ceiling under the wgmma roof, at gpus.json's rate."""
+"""The roofline's bars and table in Chromium: on each kernel page the reader picks a GPU and changes the size form,
+and each algorithm's bar per unit (its least time alone: count / rate), the bound named, and the table's column per
+unit on that GPU equal `kernelviz trace ALGO --gpu GPU --json`'s units at those sizes (run here, independent of the
+page); Hopper's plot draws the mma.sync ceiling under the wgmma roof, at gpus.json's rate."""
 
 import pytest
 from figure_page import SIZE_FORM, open_figure, parse, wait_applied
@@ -16,6 +16,10 @@ BARS = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-unit
   gpu: a.closest('.kv-roof-units').dataset.gpu,
   units: Object.fromEntries([...a.querySelectorAll('.kv-roof-unit')].map((u) =>
     [u.dataset.unit, { count: Number(u.dataset.count), seconds: Number(u.dataset.seconds) }])) }))"""
+TABLE = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-table tbody tr')].map((tr) => ({
+  algorithm: tr.dataset.algorithm,
+  units: [...tr.querySelectorAll('td[data-key=unit]')].map((td) => ({ unit: td.dataset.unit, gpu: td.dataset.gpu,
+    seconds: td.dataset.value === '' ? null : Number(td.dataset.value), bound: 'bound' in td.dataset })) }))"""
 DRAWN = """(want) => { const b = document.querySelector('section.kv-roofline .kv-roof-body');
   const [sizes, , gpu] = JSON.parse(b.dataset.drawn);
   return gpu === want.gpu && Object.entries(want.sizes).every(([k, v]) => sizes[k] === v); }"""
@@ -52,6 +56,20 @@ def check(shown, want, gpu):
             assert u["seconds"] == pytest.approx(w["units"][unit]["seconds"], rel=1e-12), (a["algorithm"], unit)
 
 
+def check_table(shown, want, gpu):
+    """The table's unit columns on `gpu`: every unit the GPU has, a time where trace counts the unit (else none), the
+    bound's marked."""
+    assert [row["algorithm"] for row in shown] == list(want)
+    for row in shown:
+        w = want[row["algorithm"]]
+        assert {u["gpu"] for u in row["units"]} == {gpu}
+        counted = {u["unit"]: u["seconds"] for u in row["units"] if u["seconds"] is not None}
+        assert list(counted) == list(w["units"]), row["algorithm"]
+        for unit, seconds in counted.items():
+            assert seconds == pytest.approx(w["units"][unit]["seconds"], rel=1e-12), (row["algorithm"], unit)
+        assert [u["unit"] for u in row["units"] if u["bound"]] == [w["bound"]], row["algorithm"]
+
+
 def pick(page, gpu, sizes):
     page.locator(f".kv-roof-gpus input[value='{gpu}']").check()
     page.wait_for_function(DRAWN, arg={"gpu": gpu, "sizes": sizes})
@@ -65,7 +83,9 @@ def test_the_bars_follow_the_gpu_and_the_size_form_and_equal_trace(reading, site
     form = page.evaluate(SIZE_FORM)
     names, sizes = list(form["sizes"]), form["sizes"]
     pick(page, "b200", sizes)
-    check(page.evaluate(BARS), expected(slug, sizes, "b200"), "b200")
+    want = expected(slug, sizes, "b200")
+    check(page.evaluate(BARS), want, "b200")
+    check_table(page.evaluate(TABLE), want, "b200")
     # a prerendered size one box away, then the H100
     others = [parse(key, names) for key in form["prerendered"]]
     target = next(s for s in others if sum(s[n] != sizes[n] for n in names if n not in ("N_kv", "causal")) == 1)
@@ -76,7 +96,9 @@ def test_the_bars_follow_the_gpu_and_the_size_form_and_equal_trace(reading, site
         wanted["N_kv"] = target[name]
     wait_applied(page, wanted)
     pick(page, "h100", wanted)
-    check(page.evaluate(BARS), expected(slug, wanted, "h100"), "h100")
+    want = expected(slug, wanted, "h100")
+    check(page.evaluate(BARS), want, "h100")
+    check_table(page.evaluate(TABLE), want, "h100")
     ceilings = page.evaluate("""() => [...document.querySelectorAll('svg.kv-roof-plot .kv-roof-ceiling')].map((c) =>
       [c.closest('.kv-roof-ceilings').dataset.gpu, c.dataset.family, Number(c.dataset.flopsPerS)])""")
     rates = {k: g.tensor_flops_per_s_by_instruction for k, g in GPUS.items()}

@@ -60,11 +60,16 @@ function measuredNote(spec, points) {
   return note(points.length, said, list);
 }
 
-function table(spec, rowsAt) {
+/** The table: each algorithm's bytes, FLOPs and intensity, its bound on each GPU, and, on the GPU of the bars, the
+ * least time of each unit (`answers`: its roofline/units.js answers there, or null without per-unit rates). */
+function table(spec, rowsAt, gpu, answers) {
   const th = (text) => el('th', { scope: 'col' }, text);
   const gpus = spec.gpus.map((g) => th(escape(g.name)));
-  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus);
-  const body = rowsAt.map((row) => {
+  const unitNames = answers ? Object.keys(gpu.units) : [];
+  const on = escape(gpu.key.toUpperCase());
+  const unitHeads = unitNames.map((u) => el('th', { scope: 'col', 'data-unit': u }, `${escape(u)} on ${on}`));
+  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus, unitHeads);
+  const body = rowsAt.map((row, n) => {
     const first = row.bounds[spec.gpus[0].key];
     const total = row.flops.matmul + row.flops.exp + row.flops.other;
     return el(
@@ -79,6 +84,13 @@ function table(spec, rowsAt) {
         const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
         return el('td', attrs, `${b.bound}, `, el('span', { class: 'kv-roof-time' }, time(b.lower_bound_s)));
       }),
+      unitNames.map((unit) => {
+        const u = answers[n].units[unit];
+        const attrs = { 'data-key': 'unit', 'data-unit': unit, 'data-gpu': gpu.key, 'data-value': u ? u.seconds : '' };
+        if (!u) return el('td', { ...attrs, title: 'not counted for this kernel' }, '—');
+        const bound = unit === answers[n].bound;
+        return el('td', { ...attrs, 'data-bound': bound }, bound ? el('b', {}, time(u.seconds)) : time(u.seconds));
+      }),
     );
   });
   const slowest = Math.max(...rowsAt.flatMap((row) => Object.values(row.bounds).map((b) => b.lower_bound_s)));
@@ -87,11 +99,14 @@ function table(spec, rowsAt) {
       ? ` At these toy sizes every time is under a microsecond (${time(slowest)} at most), less than it takes to ` +
         'launch a kernel: the bound is what to read, not the time; a realistic size above gives times a GPU would take.'
       : '';
+  const perUnit = answers ? `; then, on ${escape(gpu.name)} (the GPU of the bars), each unit's least time alone` : '';
   const caption = el(
     'p',
     { class: 'kv-roof-caption' },
     'HBM bytes moved (in binary units, as kernelviz roofline prints them), FLOPs done, FLOPs per byte, and on each ' +
-      'GPU the unit that bounds the kernel and the least time it could take.' +
+      'GPU the unit that bounds the kernel and the least time it could take' +
+      perUnit +
+      '.' +
       toy,
   );
   const more = el('p', { class: 'kv-roof-more', 'aria-hidden': 'true', hidden: true }, 'Scroll the table sideways for more →');
@@ -123,10 +138,10 @@ function gpuChooser(spec, chosen) {
 
 /** A bar per unit for each algorithm on `gpu`: the least time that unit alone needs (count / rate,
  * roofline/units.js), the longest named as the bound. */
-function unitBars(spec, at, p, gpu) {
-  if (!spec.units || !gpu.units) return ''; // a spec without the per-unit rates (a hand-made one): no bars
-  const algos = at.map((row) => {
-    const answer = units(spec, row, gpu, sharedBytes(spec, row.algorithm, p));
+function unitBars(spec, at, gpu, answers) {
+  if (!answers) return ''; // a spec without the per-unit rates (a hand-made one): no bars
+  const algos = at.map((row, n) => {
+    const answer = answers[n];
     const longest = answer.lower_bound_s;
     const bars = Object.entries(answer.units).map(([unit, u]) => {
       const width = `width: ${Math.max(0.5, (100 * u.seconds) / longest).toFixed(1)}%`;
@@ -174,6 +189,8 @@ export function body(spec, state) {
   const at = rows(spec, p);
   const measured = (spec.measured?.runs || []).map((run) => measuredPoint(run, spec.measured.machine));
   const gpu = spec.gpus.find((g) => g.key === state.gpu) || spec.gpus[0];
+  const answer = (row) => units(spec, row, gpu, sharedBytes(spec, row.algorithm, p));
+  const answers = spec.units && gpu.units ? at.map(answer) : null;
   return el(
     'div',
     {
@@ -185,8 +202,8 @@ export function body(spec, state) {
     el('p', { class: 'kv-roof-sizes' }, 'At ', escape(words(p, spec.algorithms)), '.'),
     plot(at, spec.gpus, measured, state.width || WIDTH),
     legend(spec),
-    unitBars(spec, at, p, gpu),
+    unitBars(spec, at, gpu, answers),
     measuredNote(spec, measured),
-    table(spec, at),
+    table(spec, at, gpu, answers),
   );
 }
