@@ -16,7 +16,7 @@ BARS = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-unit
   gpu: a.closest('.kv-roof-units').dataset.gpu,
   units: Object.fromEntries([...a.querySelectorAll('.kv-roof-unit')].map((u) =>
     [u.dataset.unit, { count: Number(u.dataset.count), seconds: Number(u.dataset.seconds) }])) }))"""
-TABLE = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-table tbody tr')].map((tr) => ({
+TABLE = """() => [...document.querySelectorAll('section.kv-roofline .kv-roof-unit-table tbody tr')].map((tr) => ({
   algorithm: tr.dataset.algorithm,
   units: [...tr.querySelectorAll('td[data-key=unit]')].map((td) => ({ unit: td.dataset.unit, gpu: td.dataset.gpu,
     seconds: td.dataset.value === '' ? null : Number(td.dataset.value), bound: 'bound' in td.dataset })) }))"""

@@ -60,16 +60,11 @@ function measuredNote(spec, points) {
   return note(points.length, said, list);
 }
 
-/** The table: each algorithm's bytes, FLOPs and intensity, its bound on each GPU, and, on the GPU of the bars, the
- * least time of each unit (`answers`: its roofline/units.js answers there, or null without per-unit rates). */
-function table(spec, rowsAt, gpu, answers) {
+function table(spec, rowsAt) {
   const th = (text) => el('th', { scope: 'col' }, text);
   const gpus = spec.gpus.map((g) => th(escape(g.name)));
-  const unitNames = answers ? Object.keys(gpu.units) : [];
-  const on = escape(gpu.key.toUpperCase());
-  const unitHeads = unitNames.map((u) => el('th', { scope: 'col', 'data-unit': u }, `${escape(u)} on ${on}`));
-  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus, unitHeads);
-  const body = rowsAt.map((row, n) => {
+  const head = el('tr', {}, th('algorithm'), th('bytes'), th('FLOPs'), th('FLOP/B'), gpus);
+  const body = rowsAt.map((row) => {
     const first = row.bounds[spec.gpus[0].key];
     const total = row.flops.matmul + row.flops.exp + row.flops.other;
     return el(
@@ -84,13 +79,6 @@ function table(spec, rowsAt, gpu, answers) {
         const attrs = { 'data-key': 'bound', 'data-gpu': g.key, 'data-bound': b.bound, 'data-value': b.lower_bound_s };
         return el('td', attrs, `${b.bound}, `, el('span', { class: 'kv-roof-time' }, time(b.lower_bound_s)));
       }),
-      unitNames.map((unit) => {
-        const u = answers[n].units[unit];
-        const attrs = { 'data-key': 'unit', 'data-unit': unit, 'data-gpu': gpu.key, 'data-value': u ? u.seconds : '' };
-        if (!u) return el('td', { ...attrs, title: 'not counted for this kernel' }, '—');
-        const bound = unit === answers[n].bound;
-        return el('td', { ...attrs, 'data-bound': bound }, bound ? el('b', {}, time(u.seconds)) : time(u.seconds));
-      }),
     );
   });
   const slowest = Math.max(...rowsAt.flatMap((row) => Object.values(row.bounds).map((b) => b.lower_bound_s)));
@@ -99,19 +87,40 @@ function table(spec, rowsAt, gpu, answers) {
       ? ` At these toy sizes every time is under a microsecond (${time(slowest)} at most), less than it takes to ` +
         'launch a kernel: the bound is what to read, not the time; a realistic size above gives times a GPU would take.'
       : '';
-  const perUnit = answers ? `; then, on ${escape(gpu.name)} (the GPU of the bars), each unit's least time alone` : '';
   const caption = el(
     'p',
     { class: 'kv-roof-caption' },
     'HBM bytes moved (in binary units, as kernelviz roofline prints them), FLOPs done, FLOPs per byte, and on each ' +
-      'GPU the unit that bounds the kernel and the least time it could take' +
-      perUnit +
-      '.' +
+      'GPU the unit that bounds the kernel and the least time it could take.' +
       toy,
   );
   const more = el('p', { class: 'kv-roof-more', 'aria-hidden': 'true', hidden: true }, 'Scroll the table sideways for more →');
   const scroller = { class: 'kv-roof-table', tabindex: '0', role: 'region', 'aria-label': 'The roofline in numbers' };
   return caption + more + el('div', scroller, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
+}
+
+/** Each unit's least time alone on `gpu`, the GPU of the bars: the table's columns by unit (`answers`: each row's
+ * roofline/units.js answer there), a row an algorithm, the bound's cell bold; a unit no row counts (shared memory
+ * off the tensor-core pages) has no column, and a dash where one row counts it and another does not. */
+function unitTable(spec, rowsAt, gpu, answers) {
+  if (!answers) return '';
+  const names = Object.keys(gpu.units).filter((u) => answers.some((a) => u in a.units));
+  const th = (text) => el('th', { scope: 'col' }, text);
+  const head = el('tr', {}, th('algorithm'), names.map((u) => th(escape(u))));
+  const body = rowsAt.map((row, n) => {
+    const cells = names.map((unit) => {
+      const u = answers[n].units[unit];
+      const attrs = { 'data-key': 'unit', 'data-unit': unit, 'data-gpu': gpu.key, 'data-value': u ? u.seconds : '' };
+      if (!u) return el('td', { ...attrs, title: 'not counted for this algorithm' }, '—');
+      const bound = unit === answers[n].bound;
+      return el('td', { ...attrs, 'data-bound': bound }, bound ? el('b', {}, time(u.seconds)) : time(u.seconds));
+    });
+    return el('tr', { 'data-algorithm': row.algorithm }, el('th', { scope: 'row' }, escape(row.algorithm)), cells);
+  });
+  const said = `Unit by unit on ${escape(gpu.name)}, the GPU of the bars: each unit's least time alone, the bound's bold.`;
+  const caption = el('p', { class: 'kv-roof-caption' }, said);
+  const box = { class: 'kv-roof-unit-table', 'data-gpu': gpu.key, role: 'region', tabindex: '0', 'aria-label': said };
+  return caption + el('div', box, el('table', {}, el('thead', {}, head), el('tbody', {}, body)));
 }
 
 /** What the section shows at `state`, in a sentence for a screen reader (said when the preset or the sizes change):
@@ -204,6 +213,7 @@ export function body(spec, state) {
     legend(spec),
     unitBars(spec, at, gpu, answers),
     measuredNote(spec, measured),
-    table(spec, at, gpu, answers),
+    table(spec, at),
+    unitTable(spec, at, gpu, answers),
   );
 }
