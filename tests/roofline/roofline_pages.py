@@ -71,7 +71,8 @@ def read_html(text):
     points = [dict(algorithm=a, gpu=g, intensity=float(i), flops_per_s=float(f), shapes=len(re.findall(r"<\w+ ", s)))
               for a, g, i, f, s in point.findall(section)]  # fmt: skip
     rows = []
-    for algo, inner in re.findall(r'<tr data-algorithm="([\w-]+)">(.*?)</tr>', section, re.S):
+    bounds_table = re.search(r'<div class="kv-roof-table".*?</table>', section, re.S)[0]  # (not the units' table)
+    for algo, inner in re.findall(r'<tr data-algorithm="([\w-]+)">(.*?)</tr>', bounds_table, re.S):
         cells = re.findall(r'<td data-key="(\w+)"(?: data-gpu="(\w+)" data-bound="([^"]+)")? data-value="([^"]+)">'
                            r"(.*?)</td>", inner)  # fmt: skip
         text = lambda t: html.unescape(re.sub(r"<[^>]+>", "", t))  # noqa: E731
