@@ -40,6 +40,7 @@ scale and add into dQ, add into dV, scale and add into dK).
 
 import numpy as np
 
+from . import scalar_smem
 from ._backward import BackwardResult, check_backward
 from ._inputs import STAT_BYTES, positive_int, safe_max, scores, tiles, visible_tiles
 from .ledger import EXP, OTHER, Ledger
@@ -83,6 +84,7 @@ def flash_attention_2_backward(
         dSij=Br * Bc * 4,
     )
 
+    scalar_smem.register(ledger, scalar_smem.BACKWARD)  # its shared-memory traffic, as fa2_bwd.cu's loops move it
     row_tiles, kv_tiles = tiles(n, Br), tiles(n_kv, Bc)
     f32 = np.float32
     delta = np.empty((bh, n), f32)  # Δ
@@ -105,6 +107,7 @@ def flash_attention_2_backward(
         Kj, Vj = k[:, c0:c1].astype(f32), v[:, c0:c1].astype(f32)  # load Kj, Vj: stay in SRAM for the whole block
         ledger.read("K", j, (c1 - c0) * d * s, step=0, **at)
         ledger.read("V", j, (c1 - c0) * d * s, step=0, **at)
+        scalar_smem.backward_kv_in(ledger, Bc, d, s, bh)
         dKj = np.zeros(Kj.shape, f32)
         dVj = np.zeros(Vj.shape, f32)
         step = 0
@@ -115,6 +118,7 @@ def flash_attention_2_backward(
             rows = r1 - r0
             for name, nbytes in (("Q", rows * d * s), ("dO", rows * d * s), ("L", rows * 4), ("Δ", rows * 4)):
                 ledger.read(name, i, nbytes, step=step, **at)
+            scalar_smem.backward_step(ledger, Br, Bc, d, s, rows, bh)
             Qi, dOi = q[:, r0:r1], do[:, r0:r1].astype(f32)
             flops = ledger.flops
             Pij = np.exp(scores(Qi, Kj, scale, (r0, r1), (c0, c1), n, n_kv, causal, flops) - L[:, r0:r1, None])
@@ -133,6 +137,7 @@ def flash_attention_2_backward(
             dKj += f32(scale) * np.matmul(dSij.transpose(0, 2, 1), Qi.astype(f32))
             flops.matmul(dSij.transpose(0, 2, 1).shape, Qi.shape)
             flops.add(OTHER, 2 * dKj.size)  # scale, add
+        scalar_smem.backward_kv_out(ledger, c1 - c0, d, bh)
         dk[:, c0:c1], dv[:, c0:c1] = dKj.astype(dt), dVj.astype(dt)
         ledger.write("dK", j, (c1 - c0) * d * s, step=step + 1, **at)
         ledger.write("dV", j, (c1 - c0) * d * s, step=step + 1, **at)

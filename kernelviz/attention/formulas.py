@@ -26,7 +26,7 @@ JS_MODULES = {
         "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
         "standard_backward", "flash_decoding", "paged_decoding",
     ),
-    "shared": ("fa2_mma_shared", "fa1_shared", "fa2_shared"),
+    "shared": ("fa2_mma_shared", "fa1_shared", "fa2_shared", "fa2_backward_shared"),
 }  # fmt: skip
 
 
@@ -224,6 +224,31 @@ def fa2_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)
     steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
     blocks, rows = h * blocks_seeing(N, Br, Bc, N_kv, causal), h * rows_seeing(N, Br, Bc, N_kv, causal)
     return _scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize)
+
+
+def fa2_backward_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Shared-memory traffic of the book's FA2 backward kernel (cuda/fa2_bwd.cu; ``attention.scalar_smem``): each of
+    the ceil(N_kv / Bc) blocks stores Kj, Vj (Bc d s) and zeroes dKj, dVj (Bc d 4), and reads dKj, dVj out for its
+    keys that exist (N_kv keys in all); each of the tile_interactions steps moves its query block's Qi, dOi, Li, Δi
+    in and works on full tiles, but for dQ's product, over the q_rows_read rows that exist."""
+    N_kv = N if N_kv is None else N_kv
+    h, s, f = batch_heads, itemsize, STAT
+    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
+    rows, blocks, keys = h * q_rows_read(N, Br, Bc, N_kv, causal), h * cdiv(N_kv, Bc), h * N_kv
+    mm, kv = steps * Br * Bc * d, blocks * Bc * d
+    acc = steps * Bc * d * f  # dKj, dVj: loaded and stored once a step
+    return {
+        "Q": sl(steps * Br * d * s, 2 * mm * s),
+        "K": sl(kv * s, mm * s + rows * Bc * d * s),
+        "V": sl(kv * s, mm * s),
+        "dO": sl(steps * Br * d * s, 2 * mm * s),
+        "L": sl(steps * Br * f, steps * Br * Bc * f),
+        "Δ": sl(steps * Br * f, steps * Br * Bc * f),
+        "P": sl(steps * Br * Bc * f, mm * f + steps * Br * Bc * f),
+        "dS": sl(steps * Br * Bc * f, rows * Bc * d * f + mm * f),
+        "dK": sl(kv * f + acc, acc + keys * d * f),
+        "dV": sl(kv * f + acc, acc + keys * d * f),
+    }
 
 
 def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):

@@ -1,5 +1,5 @@
-"""The shared-memory traffic of the book's scalar kernels (kernelviz/cuda/fa1.cu, fa2.cu), step by step, for their
-algorithms' ledgers (``Ledger.smem``): bytes a block's threads store into and load from its ``__shared__`` arrays.
+"""The shared-memory traffic of the book's scalar kernels (kernelviz/cuda/fa1.cu, fa2.cu, fa2_bwd.cu), step by step, for
+their algorithms' ledgers (``Ledger.smem``): bytes a block's threads store into and load from its ``__shared__`` arrays.
 
 Those kernels keep everything of a block in shared memory and work on it with one thread per score (scores) or per
 row (update), in float32 on CUDA cores. The count follows their loops, at full tile size as they run them (rows past
@@ -16,20 +16,39 @@ N and keys past N_kv are stored as zeros, computed and loaded like the others), 
     a K/V tile enters shared memory:  store Kj and Vj (Bc d s each)
 
 A scalar a thread reads twice with no write between (mi[r] in the update, li[r] in the write-back) is counted once:
-the compiler keeps it in a register. Bytes requested over the per-SM rate (``roofline.units``: 32 banks of 4 bytes a
-clock) is a lower bound on the time: a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed
-forms: ``formulas.fa1_shared``, ``formulas.fa2_shared``.
+the compiler keeps it in a register.
+
+The backward kernel (cuda/fa2_bwd.cu, one block a K/V tile, the query blocks in its loop; ``backward_*``) holds Kj,
+Vj, Qi, dOi (`s` bytes an element) and dKj, dVj, Pij, dSij, Li, Δi (4):
+
+    a block starts:  store Kj, Vj (Bc d s each) and dKj = dVj = 0 (Bc d 4 each)
+    a step (query block i):
+        load_q     store Qi, dOi (Br d s each), Li, Δi (Br 4 each)
+        recompute  P = exp(S - L): load Qi, Kj (Br Bc d s each) and Li (Br Bc 4: one a score), store Pij (Br Bc 4)
+        dv         dVj += P^T dOi, element by element: load Pij (Br Bc d 4), dOi (Br Bc d s); load, store dVj (Bc d 4)
+        ds         dP = dOi Vj^T, dS = P (dP - Δ): load dOi, Vj (Br Bc d s each), Pij, Δi (Br Bc 4 each), store dSij
+        dq         dQ += dS Kj, the rows that exist (HBM, atomic): load dSij (rows Bc d 4), Kj (rows Bc d s)
+        dk         dKj += dS^T Qi: load dSij (Br Bc d 4), Qi (Br Bc d s); load, store dKj (Bc d 4)
+    the block ends:  load dKj, dVj of its keys that exist (d 4 each a key)
+
+Li and Δi are counted for every score, masked or not (the kernel skips Li's read where the mask zeroes P: the count
+is then high by at most Br Bc 4 bytes a step).
+
+Bytes requested over the per-SM rate (``roofline.units``: 32 banks of 4 bytes a clock) is a lower bound on the time:
+a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed forms: ``formulas.fa1_shared``,
+``formulas.fa2_shared``, ``formulas.fa2_backward_shared``.
 """
 
 from .ledger import LOAD, STORE
 
 F32 = 4  # bytes of Sij, Oi, mi, li: float32 in every storage dtype
 TENSORS = ("Q", "K", "V", "S", "O", "m", "l")  # the ledger's names: HBM's Q, K, V, O; S the scores; m, l the carries
+BACKWARD = ("Q", "K", "V", "dO", "L", "Δ", "P", "dS", "dK", "dV")  # the backward's: its HBM names, P and dS on chip
 
 
-def register(ledger):
+def register(ledger, names=TENSORS):
     """Name every tensor with 0 bytes, so that the numbers name each one even where a run moves none of it."""
-    for name in TENSORS:
+    for name in names:
         ledger.smem(name, STORE, 0)
 
 
@@ -65,3 +84,35 @@ def carries_out(ledger, rows, d, heads):
     ledger.smem("O", LOAD, rows * d * F32, heads=heads)
     ledger.smem("m", LOAD, rows * F32, heads=heads)
     ledger.smem("l", LOAD, rows * F32, heads=heads)
+
+
+def backward_kv_in(ledger, Bc, d, s, heads):
+    """A backward block starts: Kj, Vj stored, and dKj, dVj set to 0."""
+    for name, size in (("K", s), ("V", s), ("dK", F32), ("dV", F32)):
+        ledger.smem(name, STORE, Bc * d * size, heads=heads)
+
+
+def backward_step(ledger, Br, Bc, d, s, rows, heads):
+    """One backward step: query block i (`rows` of its Br rows exist) against the block's K/V tile."""
+    at = dict(heads=heads)
+    mm = Br * Bc * d
+    for name, store, load in (
+        ("Q", Br * d * s, 2 * mm * s),  # recompute, dk
+        ("dO", Br * d * s, 2 * mm * s),  # dv, ds
+        ("L", Br * F32, Br * Bc * F32),
+        ("Δ", Br * F32, Br * Bc * F32),
+        ("K", 0, mm * s + rows * Bc * d * s),  # recompute, dq
+        ("V", 0, mm * s),  # ds
+        ("P", Br * Bc * F32, mm * F32 + Br * Bc * F32),  # dv, ds
+        ("dS", Br * Bc * F32, rows * Bc * d * F32 + mm * F32),  # dq, dk
+        ("dV", Bc * d * F32, Bc * d * F32),
+        ("dK", Bc * d * F32, Bc * d * F32),
+    ):
+        ledger.smem(name, STORE, store, **at)
+        ledger.smem(name, LOAD, load, **at)
+
+
+def backward_kv_out(ledger, cols, d, heads):
+    """A backward block ends: dKj and dVj of its `cols` keys that exist read out."""
+    ledger.smem("dK", LOAD, cols * d * F32, heads=heads)
+    ledger.smem("dV", LOAD, cols * d * F32, heads=heads)

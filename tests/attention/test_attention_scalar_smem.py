@@ -1,6 +1,6 @@
-"""The shared-memory traffic of the book's scalar kernels (attention.scalar_smem): the FA1 and FA2 ledgers' counts
-equal their closed forms (formulas.fa1_shared, fa2_shared) over a grid of ragged, causal and N != N_kv sizes, and a
-small case counted by hand from fa2.cu's loops."""
+"""The shared-memory traffic of the book's scalar kernels (attention.scalar_smem): the FA1, FA2 and FA2 backward
+ledgers' counts equal their closed forms (formulas.fa1_shared, fa2_shared, fa2_backward_shared) over a grid of ragged,
+causal and N != N_kv sizes, and a small case counted by hand from fa2.cu's loops."""
 
 import itertools
 from pathlib import Path
@@ -11,6 +11,7 @@ import pytest
 from kernelviz.attention import formulas
 from kernelviz.attention.fa1 import flash_attention_1
 from kernelviz.attention.fa2 import flash_attention_2
+from kernelviz.attention.fa2_backward import flash_attention_2_backward
 
 GRID = [  # (N, N_kv, d, Br, Bc): ragged N % Br and N_kv % Bc, N > N_kv (blocks that see no key) and N < N_kv
     (9, 9, 4, 4, 4),
@@ -20,7 +21,20 @@ GRID = [  # (N, N_kv, d, Br, Bc): ragged N % Br and N_kv % Bc, N > N_kv (blocks 
     (20, 5, 4, 4, 2),
     (5, 20, 16, 2, 8),
 ]
-RUNS = {"fa1": (flash_attention_1, formulas.fa1_shared), "fa2": (flash_attention_2, formulas.fa2_shared)}
+
+
+def backward(q, k, v, **options):
+    """FA2's backward on the forward's o and lse and a random dO (what ``fa2-backward`` runs)."""
+    fwd = flash_attention_2(q, k, v, **options)
+    do = np.random.default_rng(1).standard_normal(fwd.o.shape)
+    return flash_attention_2_backward(q, k, v, fwd.o, do, fwd.lse, **options)
+
+
+RUNS = {
+    "fa1": (flash_attention_1, formulas.fa1_shared),
+    "fa2": (flash_attention_2, formulas.fa2_shared),
+    "fa2-backward": (backward, formulas.fa2_backward_shared),
+}
 
 
 def inputs(bh, n, n_kv, d, seed=0):
@@ -91,3 +105,27 @@ def test_the_cli_reports_it_but_puts_no_tensor_roof_beside_it(capsys):
     assert report["shared"]["per_tensor"] == expected
     assert report["shared"]["total"] == sum(sl["store"] + sl["load"] for sl in expected.values())
     assert SHARED not in report["units"]["units"]
+
+
+def test_fa2_backward_counted_by_hand():
+    """N = N_kv = 2, d = 1, Br = Bc = 2, float32: one block, one step, every element 4 bytes, walked through
+    fa2_bwd.cu's loops: load_kv stores Kj, Vj, dKj, dVj (8 B each); load_q Qi, dOi, Li, Δi (8 B each); recompute
+    reads Qi, Kj and Li once a score (4 scores: 16 B each) and stores Pij (16); dv reads Pij and dOi twice for each of
+    dVj's 2 elements (16 each) and loads and stores dVj (8); ds reads dOi, Vj, Pij, Δi once a score (16 each) and
+    stores dSij (16); dq reads dSij and Kj twice a row (16 each); dk reads dSij and Qi twice an element (16 each)
+    and loads and stores dKj (8); the write-back reads dKj and dVj (8 each)."""
+    q, k, v = inputs(1, 2, 2, 1)
+    got = backward(q, k, v, Br=2, Bc=2).ledger.smem_bytes
+    sl = lambda store, load: {"store": store, "load": load}  # noqa: E731
+    assert got == {
+        "Q": sl(8, 16 + 16),
+        "K": sl(8, 16 + 16),
+        "V": sl(8, 16),
+        "dO": sl(8, 16 + 16),
+        "L": sl(8, 16),
+        "Δ": sl(8, 16),
+        "P": sl(16, 16 + 16),
+        "dS": sl(16, 16 + 16),
+        "dK": sl(8 + 8, 8 + 8),
+        "dV": sl(8 + 8, 8 + 8),
+    }

@@ -12,6 +12,7 @@ ALGORITHM = Algorithm(
     function=traced(flash_attention_2, flash_attention_2_backward),
     bytes=formulas.fa2_backward,
     flops=flops.fa2_backward,
+    shared=formulas.fa2_backward_shared,  # fa2_bwd.cu's (scalar, float32): reported, no roofline unit
     minimum=formulas.compulsory_backward,
     family="backward",
     passes=2,
