@@ -8,7 +8,8 @@
 Shapes: q (BH, N, d); k, v (BH, N_kv, d). Causal masking is bottom-right aligned (see ``reference``).
 Every algorithm takes Br, Bc, causal, dtype ("float32" or "float16" storage; float32 arithmetic), scale
 (default 1/sqrt(d)) and sram_budget (bytes, optional); flash decoding also takes n_splits. FA2 on tensor cores,
-``flash_attention_2_mma``, takes "float16" or "bfloat16" storage only, warps and p_in_shared, and counts its
+``flash_attention_2_mma``, takes "float16" or "bfloat16" storage only, warps and p_in_shared. It, the other
+tensor-core kernels, and FA1, FA2 and FA2's backward (as the book's scalar kernels move it) count their
 shared-memory traffic too (``ledger.numbers()["shared"]``).
 
 Paged decoding takes a batch of sequences in a paged K/V cache instead (see ``paged_decoding``):

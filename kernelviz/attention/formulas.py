@@ -8,8 +8,9 @@ Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query 
 ``itemsize`` bytes per stored element of Q, K, V, O, S, P (4: float32, 2: float16); m, l, L and the partials
 of flash decoding are float32 (4 bytes) always. ``batch_heads`` multiplies everything.
 
-Shared-memory traffic (``fa2_mma_shared``) comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into
-SRAM and bytes taken from it into registers.
+Shared-memory traffic (``fa2_mma_shared``; ``fa1_shared``, ``fa2_shared``, ``fa2_backward_shared``: the book's
+scalar kernels, ``scalar_smem``) comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into SRAM and
+bytes taken from it into registers.
 
 Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
 the K/V tiles that lie entirely above its last row's diagonal. With N > N_kv the first N - N_kv rows see no key,

@@ -12,10 +12,11 @@ on a ragged last tile still owns a full tile). ``peak_sram`` is the largest bloc
 ``sram_budget`` (bytes), declaring a block that does not fit raises ``SramBudgetError``, naming the tiles
 that do not fit.
 
-Shared-memory traffic, where an algorithm models it (``smem``: FA2 on tensor cores), is counted too: the bytes a
-block stores into SRAM (``store``: from HBM, or from registers) and loads from SRAM into registers (``load``), per
-tensor, all heads, at full tile size as the kernel moves them (rows past N are stored as zeros and loaded too). Other
-algorithms record none, and their numbers say nothing of it.
+Shared-memory traffic, where an algorithm models its kernel's (``smem``: the tensor-core kernels; FA1, FA2 and FA2's
+backward as the book's scalar kernels move it, ``scalar_smem``), is counted too: the bytes a block stores into SRAM
+(``store``: from HBM, or from registers) and loads from SRAM into registers (``load``), per tensor, all heads, at
+full tile size as the kernel moves them (rows past N are stored as zeros and loaded too). Other algorithms record
+none, and their numbers say nothing of it.
 
 Beside the bytes, ``flops`` counts the floating-point work the algorithm does, by kind, as it does it (``Flops``):
 the helper that multiplies two matrices or takes an exponential adds what that operation costs.

@@ -36,8 +36,9 @@ def add_arguments(parser):
 
 def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1, splits=None, gpus=None):
     """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}, units: {gpu: units.units(...)}}] for
-    every algorithm (in 32-bit storage, all but fa2-mma); shared bytes where the algorithm's record has a closed form
-    of its shared-memory traffic (fa2-mma), at its options' defaults."""
+    every algorithm (in 32-bit storage, all but fa2-mma); shared bytes where shared memory is one of the
+    algorithm's units (``Algorithm.shared_unit``: a closed form of a tensor-core kernel's traffic), at its options'
+    defaults."""
     from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
     from kernelviz.attention.topics import REGISTRY
     from kernelviz.roofline import GPUS, bound

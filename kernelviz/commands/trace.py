@@ -15,7 +15,8 @@ when its last block ends, in units of one tile, in launch order and heaviest fir
 `kernelviz trace fa2-mma` is FA2 on tensor cores (``fa2_mma``): --dtype float16 (its default) or bfloat16, which no
 other algorithm takes; --warps (default 4) warps a block, each owning ceil(Br / warps) of its query rows;
 --p-in-shared sends P through shared memory. Its table and JSON add the shared-memory traffic (``shared``:
-per_tensor {T: {store, load}}, store, load, total).
+per_tensor {T: {store, load}}, store, load, total), as do fa1's, fa2's and fa2-backward's (their scalar kernels'
+traffic, which --gpu's units leave out: ``Algorithm.shared_unit``).
 
 `kernelviz trace paged-decoding` takes a batch instead of N (its record's command, ``paged_decoding_trace``):
 --seq-lens 5,17,9 --page-size 16 --H-q 8 --H-kv 2 --splits 1 --d 64.
