@@ -87,7 +87,7 @@ def flash_attention_2(
             if observe is not None:
                 observe(i, j, S=Sij, m=m_i, l=l_i, O=Oi)
         Oi, Li = finish(m_i, l_i, Oi, ledger.flops)  # O[i], L[i] = Oi / l_i, m_i + log(l_i)
-        scalar_smem.carries_out(ledger, r1 - r0, d, bh)
+        scalar_smem.carries_out(ledger, r1 - r0, d, bh, divides=True)
         o[:, r0:r1] = Oi.astype(dt)
         lse[:, r0:r1] = Li
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)

@@ -187,10 +187,11 @@ def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False
     return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
 
 
-def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s):
+def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s, divides):
     """Shared-memory traffic of the scalar kernels (``attention.scalar_smem``), all at full tile size: `steps` steps
     (the scores of Qi against Kj and the update of every row with Vj), `kv_tiles` K/V tiles stored, `blocks` times
-    Qi and the carries Oi, mi, li stored, and the carries of `rows` rows loaded out."""
+    Qi and the carries Oi, mi, li stored, and the carries of `rows` rows loaded out (li d times more where the
+    write-back `divides` O by it element by element)."""
     mm, o, stat = steps * Br * Bc * d * s, steps * Br * d * STAT, steps * Br * STAT
     kv, carries = kv_tiles * Bc * d * s, blocks * Br * STAT
     return {
@@ -200,7 +201,7 @@ def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s):
         "S": sl(steps * 2 * Br * Bc * STAT, steps * (2 + d) * Br * Bc * STAT),
         "O": sl(o + blocks * Br * d * STAT, o + rows * d * STAT),
         "m": sl(stat + carries, stat + rows * STAT),
-        "l": sl(stat + carries, stat + rows * STAT),
+        "l": sl(stat + carries, stat + rows * STAT + (rows * d * STAT if divides else 0)),
     }
 
 
@@ -213,18 +214,19 @@ def fa1_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1)
     h = batch_heads
     steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
     rows = h * q_rows_read(N, Br, Bc, N_kv, causal)
-    return _scalar_shared(steps, h * cdiv(N_kv, Bc), steps, rows, Br, Bc, d, itemsize)
+    return _scalar_shared(steps, h * cdiv(N_kv, Bc), steps, rows, Br, Bc, d, itemsize, False)
 
 
 def fa2_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
     """Shared-memory traffic of the book's FA2 kernel (cuda/fa2.cu; ``attention.scalar_smem``): the
     tile_interactions steps, each storing its K/V tile (Bc d s, K and V); each of the blocks_seeing blocks storing
-    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist once
-    at the end (rows_seeing rows in all: d 4 + 4 + 4 a row). A block that sees no key moves nothing."""
+    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist at
+    the end (rows_seeing rows in all: Oi d 4, mi 4, li 4 + d 4, read again for each element O = Oi / li). A block
+    that sees no key moves nothing."""
     h = batch_heads
     steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
     blocks, rows = h * blocks_seeing(N, Br, Bc, N_kv, causal), h * rows_seeing(N, Br, Bc, N_kv, causal)
-    return _scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize)
+    return _scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize, True)
 
 
 def fa2_backward_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):

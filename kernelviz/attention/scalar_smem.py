@@ -12,11 +12,14 @@ N and keys past N_kv are stored as zeros, computed and loaded like the others), 
         update  each row: load Sij for its max and again for its exponentials (2 Br Bc 4), store P~ over Sij (Br Bc 4);
                 O_r = alpha O_r + P~_r Vj, element by element: load Sij and Vj (Br Bc d 4 and Br Bc d s),
                 load and store Oi (Br d 4 each); load and store mi and li (Br 4 each)
-    carries out (its rows that exist, r < N):  load Oi (d 4 a row), mi and li (4 each a row)
+    carries out (its rows that exist, r < N):  load Oi (d 4 a row), mi and li (4 each a row); FA2 divides by li
+                element by element as it writes O (d 4 more a row of li)
     a K/V tile enters shared memory:  store Kj and Vj (Bc d s each)
 
-A scalar a thread reads twice with no write between (mi[r] in the update, li[r] in the write-back) is counted once:
-the compiler keeps it in a register.
+A thread's loop goes over elements (scores, elements of O) or rows; a shared scalar an iteration reads (mi[r], li[r],
+Li[r]) counts once an iteration, though it may appear twice (the compiler keeps it in a register), while the elements
+an inner loop reads (Qi[r][k] over k, Sij[r][c] over c) count every time. Reads behind a data-dependent branch are
+counted as if every row saw a key (fa2.cu reads Oi and mi only where li > 0).
 
 The backward kernel (cuda/fa2_bwd.cu, one block a K/V tile, the query blocks in its loop; ``backward_*``) holds Kj,
 Vj, Qi, dOi (`s` bytes an element) and dKj, dVj, Pij, dSij, Li, Δi (4):
@@ -79,11 +82,12 @@ def step(ledger, Br, Bc, d, s, heads):
         ledger.smem(name, STORE, size * F32, **at)
 
 
-def carries_out(ledger, rows, d, heads):
-    """The `rows` that exist of a block read out of shared memory: Oi, mi and li once each."""
+def carries_out(ledger, rows, d, heads, divides=False):
+    """The `rows` that exist of a block read out of shared memory: Oi, mi and li once each, and li again for each
+    element of O where the write-back `divides` by it (FA2)."""
     ledger.smem("O", LOAD, rows * d * F32, heads=heads)
     ledger.smem("m", LOAD, rows * F32, heads=heads)
-    ledger.smem("l", LOAD, rows * F32, heads=heads)
+    ledger.smem("l", LOAD, rows * (1 + d * divides) * F32, heads=heads)
 
 
 def backward_kv_in(ledger, Bc, d, s, heads):

@@ -68,7 +68,8 @@ def test_fa2_counted_by_hand():
     assert got["S"] == {"store": steps * 2 * 4 * 2 * 4, "load": steps * (2 + 2) * 4 * 2 * 4}
     rows = 4 + 2  # the rows that exist of the two blocks
     assert got["O"] == {"store": (steps + 2) * 4 * 2 * 4, "load": steps * 4 * 2 * 4 + rows * 2 * 4}
-    assert got["m"] == got["l"] == {"store": (steps + 2) * 4 * 4, "load": steps * 4 * 4 + rows * 4}
+    assert got["m"] == {"store": (steps + 2) * 4 * 4, "load": steps * 4 * 4 + rows * 4}
+    assert got["l"] == {"store": (steps + 2) * 4 * 4, "load": steps * 4 * 4 + rows * 4 + rows * 2 * 4}  # O = Oi / li
 
 
 def test_a_planted_slip_is_caught(monkeypatch):
