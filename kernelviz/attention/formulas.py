@@ -8,9 +8,8 @@ Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query 
 ``itemsize`` bytes per stored element of Q, K, V, O, S, P (4: float32, 2: float16); m, l, L and the partials
 of flash decoding are float32 (4 bytes) always. ``batch_heads`` multiplies everything.
 
-Shared-memory traffic (``fa2_mma_shared``; ``fa1_shared``, ``fa2_shared``, ``fa2_backward_shared``: the book's
-scalar kernels, ``scalar_smem``) comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into SRAM and
-bytes taken from it into registers.
+Shared-memory traffic (``fa2_mma_shared``; the book's scalar kernels' beside their records, from ``scalar_shared``)
+comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into SRAM and bytes taken from it into registers.
 
 Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
 the K/V tiles that lie entirely above its last row's diagonal. With N > N_kv the first N - N_kv rows see no key,
@@ -27,7 +26,7 @@ JS_MODULES = {
         "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
         "standard_backward", "flash_decoding", "paged_decoding",
     ),
-    "shared": ("fa2_mma_shared", "fa1_shared", "fa2_shared", "fa2_backward_shared"),
+    "shared": ("fa2_mma_shared",),
 }  # fmt: skip
 
 
@@ -187,7 +186,7 @@ def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False
     return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
 
 
-def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s, divides):
+def scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s, divides):
     """Shared-memory traffic of the scalar kernels (``attention.scalar_smem``), all at full tile size: `steps` steps
     (the scores of Qi against Kj and the update of every row with Vj), `kv_tiles` K/V tiles stored, `blocks` times
     Qi and the carries Oi, mi, li stored, and the carries of `rows` rows loaded out (li d times more where the
@@ -202,55 +201,6 @@ def _scalar_shared(steps, kv_tiles, blocks, rows, Br, Bc, d, s, divides):
         "O": sl(o + blocks * Br * d * STAT, o + rows * d * STAT),
         "m": sl(stat + carries, stat + rows * STAT),
         "l": sl(stat + carries, stat + rows * STAT + (rows * d * STAT if divides else 0)),
-    }
-
-
-def fa1_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Shared-memory traffic of the book's FA1 kernel (cuda/fa1.cu; ``attention.scalar_smem`` says what each step
-    stores and loads): the tile_interactions steps, each also storing Qi and the carries Oi, mi, li (Br d s, Br d 4,
-    Br 4, Br 4) and loading back the carries of its rows that exist (q_rows_read rows in all: d 4 + 4 + 4 a row);
-    and each of the ceil(N_kv / Bc) K/V tiles stored once (Bc d s, K and V)."""
-    N_kv = N if N_kv is None else N_kv
-    h = batch_heads
-    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
-    rows = h * q_rows_read(N, Br, Bc, N_kv, causal)
-    return _scalar_shared(steps, h * cdiv(N_kv, Bc), steps, rows, Br, Bc, d, itemsize, False)
-
-
-def fa2_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Shared-memory traffic of the book's FA2 kernel (cuda/fa2.cu; ``attention.scalar_smem``): the
-    tile_interactions steps, each storing its K/V tile (Bc d s, K and V); each of the blocks_seeing blocks storing
-    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist at
-    the end (rows_seeing rows in all: Oi d 4, mi 4, li 4 + d 4, read again for each element O = Oi / li). A block
-    that sees no key moves nothing."""
-    h = batch_heads
-    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
-    blocks, rows = h * blocks_seeing(N, Br, Bc, N_kv, causal), h * rows_seeing(N, Br, Bc, N_kv, causal)
-    return _scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize, True)
-
-
-def fa2_backward_shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Shared-memory traffic of the book's FA2 backward kernel (cuda/fa2_bwd.cu; ``attention.scalar_smem``): each of
-    the ceil(N_kv / Bc) blocks stores Kj, Vj (Bc d s) and zeroes dKj, dVj (Bc d 4), and reads dKj, dVj out for its
-    keys that exist (N_kv keys in all); each of the tile_interactions steps moves its query block's Qi, dOi, Li, Δi
-    in and works on full tiles, but for dQ's product, over the q_rows_read rows that exist."""
-    N_kv = N if N_kv is None else N_kv
-    h, s, f = batch_heads, itemsize, STAT
-    steps = h * tile_interactions(N, Br, Bc, N_kv, causal)
-    rows, blocks, keys = h * q_rows_read(N, Br, Bc, N_kv, causal), h * cdiv(N_kv, Bc), h * N_kv
-    mm, kv = steps * Br * Bc * d, blocks * Bc * d
-    acc = steps * Bc * d * f  # dKj, dVj: loaded and stored once a step
-    return {
-        "Q": sl(steps * Br * d * s, 2 * mm * s),
-        "K": sl(kv * s, mm * s + rows * Bc * d * s),
-        "V": sl(kv * s, mm * s),
-        "dO": sl(steps * Br * d * s, 2 * mm * s),
-        "L": sl(steps * Br * f, steps * Br * Bc * f),
-        "Δ": sl(steps * Br * f, steps * Br * Bc * f),
-        "P": sl(steps * Br * Bc * f, mm * f + steps * Br * Bc * f),
-        "dS": sl(steps * Br * Bc * f, rows * Bc * d * f + mm * f),
-        "dK": sl(kv * f + acc, acc + keys * d * f),
-        "dV": sl(kv * f + acc, acc + keys * d * f),
     }
 
 

@@ -27,6 +27,7 @@ l_partial. A transfer's ``bh`` is the K/V head of the decode block that moved it
 
 import numpy as np
 
+from . import scalar_smem
 from ._inputs import STAT_BYTES, AttentionResult, absorb, combine, finish, positive_int, scores, storage_dtype
 from .ledger import Ledger
 from .paged_cache import check_table
@@ -69,6 +70,7 @@ def paged_decoding(
     if n_splits > 1:
         ledger.shared("combine", m_global=4, l_global=4, Oi=d * 4)
 
+    scalar_smem.register(ledger, scalar_smem.PAGED)  # its shared-memory traffic, as paged_decoding.cu moves it
     o = np.empty(q.shape, dt)
     for b, length in enumerate(lens):
         n_pages = -(-length // page_size)
@@ -80,6 +82,7 @@ def paged_decoding(
             at = dict(kernel="decode", block=(b, sp), heads=H_kv)
             ledger.read("seq_lens", b, INDEX_BYTES, step=0, **at)
             ledger.read("Q", b, g * d * s, step=0, **at)
+            scalar_smem.paged_block(ledger, g, d, s, H_kv)
             m_i, l_i, Og = m_part[sp], l_part[sp], O_part[sp]
             step = 0
             for step, p in enumerate(owned, start=1):
@@ -87,10 +90,12 @@ def paged_decoding(
                 page, rows = int(table[b, p]), min(page_size, length - p * page_size)
                 ledger.read("K", page, rows * d * s, step=step, **at)
                 ledger.read("V", page, rows * d * s, step=step, **at)
+                scalar_smem.paged_page(ledger, g, rows, d, s, H_kv)
                 Kp = k_pages[page, :rows].transpose(1, 0, 2)  # (H_kv, rows, d): one page, every K/V head
                 Vp = v_pages[page, :rows].transpose(1, 0, 2)
                 S = scores(Qg, Kp, scale, (0, g), (0, rows), g, rows, False, ledger.flops)
                 m_i, l_i, Og = absorb(m_i, l_i, Og, S, Vp, ledger.flops)
+            scalar_smem.paged_write(ledger, g, d, H_kv, n_splits)
             if n_splits == 1:
                 o[b] = finish(m_i, l_i, Og, ledger.flops)[0].reshape(H_q, d).astype(dt)
                 ledger.write("O", b, g * d * s, step=step + 1, **at)
@@ -100,6 +105,7 @@ def paged_decoding(
                 ledger.write(name, (b, sp), size * STAT_BYTES, step=step + 1, **at)
         if n_splits > 1:  # combine kernel: one block per (sequence, query head)
             at = dict(kernel="combine", block=b, heads=H_q)
+            scalar_smem.paged_combine(ledger, d, H_q)
             for step, name in enumerate(("m_partial", "l_partial", "O_partial")):
                 for sp in range(n_splits):
                     ledger.read(name, (b, sp), (d if name == "O_partial" else 1) * STAT_BYTES, step=step, **at)

@@ -34,18 +34,34 @@ Vj, Qi, dOi (`s` bytes an element) and dKj, dVj, Pij, dSij, Li, Δi (4):
         dk         dKj += dS^T Qi: load dSij (Br Bc d 4), Qi (Br Bc d s); load, store dKj (Bc d 4)
     the block ends:  load dKj, dVj of its keys that exist (d 4 each a key)
 
+The paged decoding kernel (cuda/paged_decoding.cu, one block a sequence, split and K/V head; ``paged_*``) holds the
+group's g query heads Qg (s), one page's Kp, Vp (s), their scores Sg, the carries Og, mi, li, alpha (4) and the
+page's index (4); per block: store Qg (g d s), Og (g d 4), mi, li (g 4 each); per page of `rows` tokens:
+
+    read_table  store the index (4); load_page loads it once an element it copies (rows d 4) and stores Kp, Vp
+    scores      load Qg, Kp (g rows d s each), store Sg (g rows 4)
+    update      each head: load mi, li (g 4 each), load Sg twice (2 g rows 4), store P~ over Sg (g rows 4), store
+                alpha, mi, li (g 4 each); then each element of Og: load alpha (g d 4), Sg (g d rows 4), Vp
+                (g d rows s), load and store Og (g d 4 each)
+    write       one split: O = Og / li element by element (g d 4 each); several: Og (g d 4), mi, li (g 4 each)
+
+and its combine kernel (one block a query head) stores m_global, l_global (4 each) and acc (d 4), and loads
+m_global, acc and l_global once an element of O (d 4 each). The decode kernel's names: Q, K, V, S, O, m, l, alpha,
+page; the combine's m_global, l_global, acc count under m, l, O.
+
 Li and Δi are counted for every score, masked or not (the kernel skips Li's read where the mask zeroes P: the count
 is then high by at most Br Bc 4 bytes a step).
 
 Bytes requested over the per-SM rate (``roofline.units``: 32 banks of 4 bytes a clock) is a lower bound on the time:
-a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed forms: ``formulas.fa1_shared``,
-``formulas.fa2_shared``, ``formulas.fa2_backward_shared``.
+a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed forms: ``shared`` beside each record
+(``topics.fa1``, ``fa2``, ``fa2_backward``, ``paged_decoding``), FA1's and FA2's from ``formulas.scalar_shared``.
 """
 
 from .ledger import LOAD, STORE
 
 F32 = 4  # bytes of Sij, Oi, mi, li: float32 in every storage dtype
 TENSORS = ("Q", "K", "V", "S", "O", "m", "l")  # the ledger's names: HBM's Q, K, V, O; S the scores; m, l the carries
+PAGED = ("Q", "K", "V", "S", "O", "m", "l", "alpha", "page")  # paged decoding's
 BACKWARD = ("Q", "K", "V", "dO", "L", "Δ", "P", "dS", "dK", "dV")  # the backward's: its HBM names, P and dS on chip
 
 
@@ -120,3 +136,45 @@ def backward_kv_out(ledger, cols, d, heads):
     """A backward block ends: dKj and dVj of its `cols` keys that exist read out."""
     ledger.smem("dK", LOAD, cols * d * F32, heads=heads)
     ledger.smem("dV", LOAD, cols * d * F32, heads=heads)
+
+
+def paged_block(ledger, g, d, s, heads):
+    """A paged decoding block starts: the group's queries and the carries stored."""
+    ledger.smem("Q", STORE, g * d * s, heads=heads)
+    ledger.smem("O", STORE, g * d * F32, heads=heads)
+    ledger.smem("m", STORE, g * F32, heads=heads)
+    ledger.smem("l", STORE, g * F32, heads=heads)
+
+
+def paged_page(ledger, g, rows, d, s, heads):
+    """One page of `rows` tokens: its index, K and V in; the group's scores and update."""
+    for name, store, load in (
+        ("page", F32, rows * d * F32),
+        ("K", rows * d * s, g * rows * d * s),
+        ("V", rows * d * s, g * d * rows * s),
+        ("Q", 0, g * rows * d * s),
+        ("S", 2 * g * rows * F32, (2 + d) * g * rows * F32),
+        ("m", g * F32, g * F32),
+        ("l", g * F32, g * F32),
+        ("alpha", g * F32, g * d * F32),
+        ("O", g * d * F32, g * d * F32),
+    ):
+        ledger.smem(name, STORE, store, heads=heads)
+        ledger.smem(name, LOAD, load, heads=heads)
+
+
+def paged_write(ledger, g, d, heads, splits):
+    """A paged decoding block's write: O = Og / li (one split), or the partials Og, mi, li (several)."""
+    ledger.smem("O", LOAD, g * d * F32, heads=heads)
+    if splits == 1:
+        ledger.smem("l", LOAD, g * d * F32, heads=heads)
+    else:
+        ledger.smem("m", LOAD, g * F32, heads=heads)
+        ledger.smem("l", LOAD, g * F32, heads=heads)
+
+
+def paged_combine(ledger, d, heads):
+    """The combine kernel's block (a query head): m_global, l_global, acc stored, and read for each element of O."""
+    for name, size in (("m", 1), ("l", 1), ("O", d)):
+        ledger.smem(name, STORE, size * F32, heads=heads)
+        ledger.smem(name, LOAD, d * F32, heads=heads)

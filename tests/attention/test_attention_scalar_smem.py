@@ -1,5 +1,5 @@
 """The shared-memory traffic of the book's scalar kernels (attention.scalar_smem): the FA1, FA2 and FA2 backward
-ledgers' counts equal their closed forms (formulas.fa1_shared, fa2_shared, fa2_backward_shared) over a grid of ragged,
+ledgers' counts equal the closed forms beside their records (topics.<algo>.shared) over a grid of ragged,
 causal and N != N_kv sizes, and a small case counted by hand from fa2.cu's loops."""
 
 import itertools
@@ -8,10 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kernelviz.attention import formulas
 from kernelviz.attention.fa1 import flash_attention_1
 from kernelviz.attention.fa2 import flash_attention_2
 from kernelviz.attention.fa2_backward import flash_attention_2_backward
+from kernelviz.attention.topics import fa1 as fa1_topic
+from kernelviz.attention.topics import fa2 as fa2_topic
+from kernelviz.attention.topics import fa2_backward as backward_topic
+from kernelviz.attention.topics import paged_decoding as paged_topic
 
 GRID = [  # (N, N_kv, d, Br, Bc): ragged N % Br and N_kv % Bc, N > N_kv (blocks that see no key) and N < N_kv
     (9, 9, 4, 4, 4),
@@ -31,9 +34,9 @@ def backward(q, k, v, **options):
 
 
 RUNS = {
-    "fa1": (flash_attention_1, formulas.fa1_shared),
-    "fa2": (flash_attention_2, formulas.fa2_shared),
-    "fa2-backward": (backward, formulas.fa2_backward_shared),
+    "fa1": (flash_attention_1, fa1_topic.shared),
+    "fa2": (flash_attention_2, fa2_topic.shared),
+    "fa2-backward": (backward, backward_topic.shared),
 }
 
 
@@ -85,7 +88,7 @@ def test_a_planted_slip_is_caught(monkeypatch):
     planted.__dict__["__package__"] = "kernelviz.attention"
     exec(compile(source.replace("(2 + d) * Br * Bc * F32", "2 * Br * Bc * F32"), "planted", "exec"), planted.__dict__)
     q, k, v = inputs(1, 9, 9, 4)
-    closed = formulas.fa2_shared(9, 4, 4, 4, N_kv=9)
+    closed = fa2_topic.shared(9, 4, 4, 4, N_kv=9)
     assert flash_attention_2(q, k, v, Br=4, Bc=4).ledger.smem_bytes == closed
     monkeypatch.setattr(fa2, "scalar_smem", planted)
     assert flash_attention_2(q, k, v, Br=4, Bc=4).ledger.smem_bytes["S"] != closed["S"]
@@ -102,7 +105,7 @@ def test_the_cli_reports_it_but_puts_no_tensor_roof_beside_it(capsys):
     argv = ["trace", "fa1", "--N", "13", "--N-kv", "7", "--d", "8", "--Br", "4", "--Bc", "3", "--causal"]
     assert main([*argv, "--gpu", "h100", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
-    expected = formulas.fa1_shared(13, 8, 4, 3, N_kv=7, causal=True)
+    expected = fa1_topic.shared(13, 8, 4, 3, N_kv=7, causal=True)
     assert report["shared"]["per_tensor"] == expected
     assert report["shared"]["total"] == sum(sl["store"] + sl["load"] for sl in expected.values())
     assert SHARED not in report["units"]["units"]
@@ -130,3 +133,40 @@ def test_fa2_backward_counted_by_hand():
         "dK": sl(8 + 8, 8 + 8),
         "dV": sl(8 + 8, 8 + 8),
     }
+
+
+PAGED = [  # (seq_lens, page_size, H_q, H_kv, n_splits): partly filled last pages, empty splits, groups of 1 to 4
+    ([5, 17, 9], 4, 8, 2, 1),
+    ([5, 17, 9], 4, 8, 2, 3),
+    ([1, 40, 16], 16, 4, 4, 4),
+    ([33, 31], 8, 2, 1, 2),
+]
+
+
+@pytest.mark.parametrize(("lens", "page_size", "H_q", "H_kv", "n_splits"), PAGED)
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_paged_decoding_meets_its_closed_form(lens, page_size, H_q, H_kv, n_splits, dtype):
+    from kernelviz.attention import paged_decoding, random_batch
+
+    inputs = random_batch(lens, page_size, H_q, H_kv, 8, seed=3, shared_pages=1, spare_pages=2)
+    ledger = paged_decoding(*inputs, n_splits=n_splits, dtype=dtype).ledger
+    itemsize = 4 if dtype == "float32" else 2
+    assert ledger.smem_bytes == paged_topic.shared(lens, 8, page_size, H_q, H_kv, n_splits, itemsize)
+
+
+def test_paged_decoding_counted_by_hand():
+    """One sequence of 3 tokens, pages of 2, H_q = H_kv = 1 (g = 1), d = 2, one split, float32: one block, two pages
+    of 2 and 1 tokens, walked through paged_decode's loops (4 bytes an element)."""
+    from kernelviz.attention import paged_decoding, random_batch
+
+    got = paged_decoding(*random_batch([3], 2, 1, 1, 2, seed=0)).ledger.smem_bytes
+    tokens, pages = 3, 2
+    sl = lambda store, load: {"store": store, "load": load}  # noqa: E731
+    assert got["Q"] == sl(2 * 4, tokens * 2 * 4)  # Qg stored once; read d = 2 a score
+    assert got["K"] == sl(tokens * 2 * 4, tokens * 2 * 4) and got["V"] == got["K"]  # pv: 2 elements, a token each
+    assert got["S"] == sl(2 * tokens * 4, (2 + 2) * tokens * 4)  # scores and P~; max, exp and once an element of Og
+    assert got["page"] == sl(pages * 4, tokens * 2 * 4)  # read once for each element load_page copies
+    assert got["alpha"] == sl(pages * 4, pages * 2 * 4)  # once an element of Og a page
+    assert got["O"] == sl((1 + pages) * 2 * 4, (pages + 1) * 2 * 4)  # zeroed, updated a page; read by the write
+    assert got["m"] == sl((1 + pages) * 4, pages * 4)
+    assert got["l"] == sl((1 + pages) * 4, pages * 4 + 2 * 4)  # O = Og / li: li read for each element

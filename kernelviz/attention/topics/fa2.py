@@ -49,12 +49,27 @@ def answers(done, observed, keys_at):
     return changes
 
 
+def shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
+    """Shared-memory traffic of the book's FA2 kernel (cuda/fa2.cu; ``attention.scalar_smem``): the
+    tile_interactions steps, each storing its K/V tile (Bc d s, K and V); each of the blocks_seeing blocks storing
+    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist at
+    the end (rows_seeing rows in all: Oi d 4, mi 4, li 4 + d 4, read again for each element O = Oi / li). A block
+    that sees no key moves nothing."""
+    h = batch_heads
+    steps = h * formulas.tile_interactions(N, Br, Bc, N_kv, causal)
+    blocks, rows = (
+        h * formulas.blocks_seeing(N, Br, Bc, N_kv, causal),
+        h * formulas.rows_seeing(N, Br, Bc, N_kv, causal),
+    )
+    return formulas.scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize, True)
+
+
 ALGORITHM = Algorithm(
     name="fa2",
     function=flash_attention_2,
     bytes=formulas.fa2,
     flops=flops.fa2,
-    shared=formulas.fa2_shared,  # the book's scalar kernel's (cuda/fa2.cu): reported, no roofline unit
+    shared=shared,  # the book's scalar kernel's (cuda/fa2.cu): reported, no roofline unit
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: tiles * batch_heads,  # a block per (batch_head, block of rows)
