@@ -113,3 +113,47 @@ def test_a_planted_bug_fails_the_rate_check():
     answer = space["units"](1, work, GPUS["h100"])
     assert answer["units"][MUFU]["seconds"] != pytest.approx(10**9 / raw_rate("h100", MUFU, "wgmma"))
     assert answer["bound"] != MUFU  # the wall FA3 names disappears
+
+
+def fa2_b200(Br, Bc):
+    """fa2's units on the B200 at N = 8192, d = 128, 16-bit: the closed forms' counts over the raw table's rates."""
+    nbytes = formulas.total(formulas.fa2(8192, 128, Br, Bc, itemsize=2))
+    work = flops.fa2(8192, 128, Br, Bc)
+    return {u: work_s for u, work_s in ((HBM, nbytes / raw_rate("b200", HBM, "tcgen05.mma")),
+            (TENSOR, work["matmul"] / raw_rate("b200", TENSOR, "tcgen05.mma")),
+            (MUFU, work["exp"] / raw_rate("b200", MUFU, "tcgen05.mma")))}  # fmt: skip
+
+
+def test_the_fa2_page_s_b200_numbers_hold():
+    """The FA2 page's prose on B200's exponential wall (pages/flash-attention-2.md), from the book's own counts:
+    the exponentials take a hair longer than the products at d = 128 (512 FLOPs an exponential on a B200), HBM is
+    the bound at Br = 64 and 256, and falls under the exponentials from Br = 296 (N = 8192) on; at Br = 512,
+    Bc = 128 the times the page quotes (15.4, 15.3, 8.9 µs) and the bound its command prints."""
+    g = RAW["b200"]
+    assert g["tensor_flops_per_s_by_instruction"]["tcgen05.mma"]["value"] / raw_rate("b200", MUFU, "tcgen05.mma") == (
+        pytest.approx(512, rel=2e-3)
+    )
+    at = fa2_b200(512, 128)
+    assert [round(at[u] * 1e6, 1) for u in (MUFU, TENSOR, HBM)] == [15.4, 15.3, 8.9]
+    assert max(at, key=at.get) == MUFU and at[MUFU] / at[TENSOR] == pytest.approx(1 + 1 / 128, rel=1e-3)
+    for Br in (64, 256):
+        assert max(fa2_b200(Br, 128).items(), key=lambda kv: kv[1])[0] == HBM, Br
+    assert fa2_b200(288, 128)[HBM] > fa2_b200(288, 128)[MUFU] and fa2_b200(296, 128)[HBM] < fa2_b200(296, 128)[MUFU]
+    prose = (Path(__file__).resolve().parents[2] / "pages" / "flash-attention-2.md").read_text()
+    assert "--N 8192 --d 128 --Br 512 --Bc 128 --gpu b200" in prose
+    assert "(15.4 µs against 15.3 µs of tensor-core time and 8.9 µs of HBM)" in prose
+    assert "passes about 300 rows in 16-bit (296 at $N = 8192$)" in prose
+    out = json.loads(run_cli("roofline", "--N", "8192", "--d", "128", "--Br", "512", "--Bc", "128", "--gpu", "b200",
+                             "--json"))  # fmt: skip
+    row = next(r for r in out["algorithms"] if r["algorithm"] == "fa2")
+    assert row["units"]["b200"]["bound"] == MUFU
+
+
+def run_cli(*argv):
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(argv)) == 0
+    return out.getvalue()
