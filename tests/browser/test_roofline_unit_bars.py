@@ -105,3 +105,21 @@ def test_the_bars_follow_the_gpu_and_the_size_form_and_equal_trace(reading, site
     assert ceilings == [[k, f, r] for k, fam in rates.items() for f, r in fam.items() if r < max(fam.values())]
     assert [c[:2] for c in ceilings] == [["h100", "mma.sync"], ["h200", "mma.sync"]]
     assert page.errors == []
+
+
+def test_the_units_table_fits_a_phone_without_scrolling(browser, site_url):
+    """At 390 px, the longest numbers (N = 32,768, d = 128) on the B200: the algorithm and every unit's column fit
+    the column of text, so the table by unit never hides a unit off to the side."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    open_figure(page, f"{site_url}/flash-attention-2.html")
+    page.wait_for_selector("section.kv-roofline[data-ready]")
+    page.locator(".kv-roof-presets input[value='N32768-d128']").check()
+    page.locator(".kv-roof-gpus input[value='b200']").check()
+    page.wait_for_selector(".kv-roof-unit-table[data-gpu='b200']")
+    box = page.evaluate(
+        "(() => { const t = document.querySelector('.kv-roof-unit-table');"
+        " return [t.scrollWidth, t.clientWidth, t.querySelectorAll('thead th').length]; })()"
+    )
+    assert box[0] <= box[1] and box[2] == 5, box  # algorithm, HBM, tensor cores, exponentials, other
+    context.close()
