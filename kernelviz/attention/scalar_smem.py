@@ -18,7 +18,9 @@ N and keys past N_kv are stored as zeros, computed and loaded like the others), 
 
 A thread's loop goes over elements (scores, elements of O) or rows; a shared scalar an iteration reads (mi[r], li[r],
 Li[r]) counts once an iteration, though it may appear twice (the compiler keeps it in a register), while the elements
-an inner loop reads (Qi[r][k] over k, Sij[r][c] over c) count every time. Reads behind a data-dependent branch are
+an inner loop reads (Qi[r][k] over k, Sij[r][c] over c) count every time. A value the thread itself has just
+stored, read back before any barrier (rowsum += Sij[r][c] after Sij[r][c] = exp(...); alpha[r] in paged decoding's
+li update), costs nothing: the compiler forwards it from the register. Reads behind a data-dependent branch are
 counted as if every row saw a key (fa2.cu reads Oi and mi only where li > 0).
 
 The backward kernel (cuda/fa2_bwd.cu, one block a K/V tile, the query blocks in its loop; ``backward_*``) holds Kj,
