@@ -4,7 +4,8 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json \
-	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py
+	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py \
+	$(wildcard kernelviz/attention/closed_forms/*.py)
 HOST ?= 127.0.0.1
 PORT ?= 8000
 

@@ -181,6 +181,12 @@ class Algorithm:
     lighter: str = ""  # what to run instead when it does not fit in memory (the CLI's advice), or ""
     observes: bool = False  # its function takes observe=, called with its carries as it runs (runs.run)
     answers: Callable | None = None  # (Run, observed, [(step key, at)]) -> its figure's values (site.answers)
+    api: Callable | bool = True  # what kernelviz.attention exports for it: its function, another, or nothing (False)
+
+    @property
+    def public(self):
+        """The function kernelviz.attention exports for it under its own name (``api``), or None."""
+        return self.function if self.api is True else (self.api or None)
 
     @property
     def sizes(self):

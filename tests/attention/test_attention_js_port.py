@@ -1,4 +1,5 @@
-"""The closed forms' JavaScript is generated from formulas.py and flops.py (attention.js_port), not kept by hand.
+"""The closed forms' JavaScript is generated from formulas.py, flops.py and closed_forms/ (attention.js_port), not by
+hand.
 
 What the generated functions compute is compared with Python on a grid by tests/explorer/test_explorer_formulas.py
 and tests/roofline/test_roofline_js.py (they run web/src/explorer/formulas.js and web/src/roofline/flops.js, which
@@ -54,12 +55,17 @@ def test_the_hand_ports_are_gone():
 
 @needs_node
 def test_a_change_to_the_python_reaches_the_javascript(tmp_path):
-    """Plant a change in a copy of formulas.py (fa2 reads Q twice): the translated fa2 follows it; the rest stays."""
-    source = (ROOT / "kernelviz" / "attention" / "formulas.py").read_text()
+    """Plant a change in a copy of fa2's closed form (closed_forms/fa2.py: fa2 reads Q twice): the translated fa2
+    follows it; the rest stays."""
+    attention = ROOT / "kernelviz" / "attention"
+    for name in ("formulas.py", "flops.py"):
+        shutil.copy(attention / name, tmp_path / name)
+    shutil.copytree(attention / "closed_forms", tmp_path / "closed_forms")
+    source = (tmp_path / "closed_forms" / "fa2.py").read_text()
     planted = source.replace('return {"Q": rw(q), "K": rw(kv)', 'return {"Q": rw(2 * q), "K": rw(kv)')
     assert planted != source
-    (tmp_path / "formulas.py").write_text(planted)
-    (tmp_path / "formulas.js").write_text(js_port.port("formulas", source=tmp_path / "formulas.py"))
+    (tmp_path / "closed_forms" / "fa2.py").write_text(planted)
+    (tmp_path / "formulas.js").write_text(js_port.port("formulas", root=tmp_path))
     args = [100, 64, 16, 40, None, True, 2, 3]
     fa2, standard = node_call(tmp_path, "formulas", [("fa2", args), ("standard", args)])
     want = formulas.fa2(*args)

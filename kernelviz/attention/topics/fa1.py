@@ -1,7 +1,8 @@
 """FlashAttention (fa1.py): the K/V tiles in the outer loop, O, l and m read and written back per tile."""
 
-from .. import flops, formulas
+from .. import formulas
 from ..algorithm import Algorithm
+from ..closed_forms import fa1
 from ..fa1 import flash_attention_1
 
 
@@ -15,8 +16,8 @@ def per_block(ledger):
 ALGORITHM = Algorithm(
     name="fa1",
     function=flash_attention_1,
-    bytes=formulas.fa1,
-    flops=flops.fa1,
+    bytes=fa1.hbm,
+    flops=fa1.flops,
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: [sum(tiles)] * batch_heads,  # a block per batch_head walks every block of rows

@@ -1,17 +1,19 @@
 """FA2's backward pass (fa2_backward.py), run after its forward for O and L on a random dO (_backward.traced);
 measured against the standard backward, which reads back the P its forward stored."""
 
-from .. import flops, formulas
+from .. import formulas
 from .._backward import traced
 from ..algorithm import Algorithm
+from ..closed_forms import fa2_backward
 from ..fa2 import flash_attention_2
 from ..fa2_backward import flash_attention_2_backward
 
 ALGORITHM = Algorithm(
     name="fa2-backward",
     function=traced(flash_attention_2, flash_attention_2_backward),
-    bytes=formulas.fa2_backward,
-    flops=flops.fa2_backward,
+    api=flash_attention_2_backward,
+    bytes=fa2_backward.hbm,
+    flops=fa2_backward.flops,
     minimum=formulas.compulsory_backward,
     family="backward",
     passes=2,

@@ -3,9 +3,10 @@ warpgroups, 16-bit operands and float32 accumulators, K and V through a ring of 
 storage only, and warpgroups; its HBM traffic and FLOPs are FA2's exactly (``fa2_mma``'s), and it counts its
 shared-memory traffic (`shared`, below)."""
 
-from .. import flops, formulas
+from .. import formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm, Option
+from ..closed_forms import fa2
 from ..fa3 import flash_attention_3
 from ..formulas import blocks_seeing, sl, tile_interactions
 
@@ -53,8 +54,8 @@ ALGORITHM = Algorithm(
             "ceil(Br / warpgroups) of its rows (default 2; the CUDA kernel: 2 of 64 rows, Br = 128)",
         ),
     ),
-    bytes=formulas.fa2,
-    flops=flops.fa2,
+    bytes=fa2.hbm,
+    flops=fa2.flops,
     shared=shared,
     minimum=formulas.compulsory,
     dtypes=("float16", "bfloat16"),

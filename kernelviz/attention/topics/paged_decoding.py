@@ -2,8 +2,8 @@
 through a block table; a run draws a random batch (``algorithm.PAGED``). It offers the K and V bytes it reads per
 token of the batch."""
 
-from .. import flops, formulas
 from ..algorithm import PAGED, Algorithm
+from ..closed_forms import paged_decoding as closed
 from ..paged_decoding import paged_decoding
 
 
@@ -17,8 +17,8 @@ ALGORITHM = Algorithm(
     name="paged-decoding",
     function=paged_decoding,
     inputs=PAGED,
-    bytes=formulas.paged_decoding,
-    flops=flops.paged_decoding,
+    bytes=closed.hbm,
+    flops=closed.flops,
     extra=per_token,
     family=None,  # measured against the same batch's multi-head attention instead (its command's vs_mha)
     command="kernelviz.attention.paged_decoding_trace",
