@@ -9,6 +9,7 @@ survive the translation where JS's differ (floor division and remainder of negat
 outside the subset is refused with its file and line.
 """
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -132,3 +133,29 @@ def test_the_generated_shared_memory_count_equals_python_s(tmp_path):
         want = formulas.fa2_mma_shared(N, d, Br, Bc, N_kv=N_kv, warps=warps, itemsize=s, causal=causal,
                                        p_in_shared=p_in, batch_heads=h)  # fmt: skip
         assert js == want, (N, d, Br, Bc, N_kv, warps, s, causal, p_in, h)
+
+
+SAMPLE = dict(  # a value for each parameter of a closed form: ragged tiles, causal, 16-bit, several heads and splits
+    N=100, d=16, Br=16, Bc=40, N_kv=37, causal=True, itemsize=2, batch_heads=3, n_splits=3, partials="lse",
+    seq_lens=[5, 9, 1], page_size=4, H_q=4, H_kv=2, warps=2, warpgroups=3, p_in_shared=True,
+)  # fmt: skip
+
+
+@needs_node
+def test_every_generated_closed_form_equals_python_s(tmp_path):
+    """Each algorithm's closed form the browser gets (closed_forms.published: fa3_shared and any new one too), run in
+    node with its parameters in order (keyword-only ones trailing), equals Python's at sizes where N > N_kv."""
+    from kernelviz.attention.closed_forms import published
+
+    checked = 0
+    for module, (_, spec) in js_port.modules().items():
+        (tmp_path / f"{module}.js").write_text(js_port.port(module))
+        forms = published({module: spec})
+        params = {name: list(inspect.signature(f).parameters) for name, f in forms.items()}
+        unknown = {name: [p for p in ps if p not in SAMPLE] for name, ps in params.items()}
+        assert not any(unknown.values()), f"give SAMPLE a value for {unknown}"
+        calls = [(name, [SAMPLE[p] for p in ps]) for name, ps in params.items()]
+        for (name, _), js in zip(calls, node_call(tmp_path, module, calls), strict=True):
+            assert js == forms[name](**{p: SAMPLE[p] for p in params[name]}), (module, name)
+            checked += 1
+    assert checked >= 16  # 7 byte counts, 7 FLOP counts, 2 shared-memory counts (fa2_mma, fa3)

@@ -7,7 +7,7 @@ To add an algorithm NAME:
   2. describe it: a module here (``topics/fa3.py``) defining ``ALGORITHM = Algorithm(name="fa3", function=...,
      bytes=..., flops=..., ...)`` (see algorithm.py for each field: its options, closed forms, baseline, dtypes,
      extra numbers), and its closed forms in ``closed_forms/fa3.py`` (``hbm``, ``flops``, ``shared``: the browser
-     gets them under its name, closed_forms/__init__.py) or, where no browser needs them, in its record's module;
+     gets them under its name, closed_forms/__init__.py), or, where it reuses another's, in its record's module;
   3. register it: import the module below and add ``fa3.ALGORITHM`` to ``TOPICS`` (the order is the command line's
      and ``attention.ALGORITHMS``'s).
 Nothing else names it: tests/test_topics_named.py holds that no code of kernelviz/ does, outside its own modules,
