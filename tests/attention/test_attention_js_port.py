@@ -58,11 +58,7 @@ def test_the_hand_ports_are_gone():
 def test_a_change_to_the_python_reaches_the_javascript(tmp_path):
     """Plant a change in a copy of fa2's closed form (closed_forms/fa2.py: fa2 reads Q twice): the translated fa2
     follows it; the rest stays."""
-    attention = ROOT / "kernelviz" / "attention"
-    for name in ("formulas.py", "flops.py"):
-        shutil.copy(attention / name, tmp_path / name)
-    shutil.copytree(attention / "closed_forms", tmp_path / "closed_forms")
-    source = (tmp_path / "closed_forms" / "fa2.py").read_text()
+    source = (tree_copy(tmp_path) / "fa2.py").read_text()
     planted = source.replace('return {"Q": rw(q), "K": rw(kv)', 'return {"Q": rw(2 * q), "K": rw(kv)')
     assert planted != source
     (tmp_path / "closed_forms" / "fa2.py").write_text(planted)
@@ -159,3 +155,47 @@ def test_every_generated_closed_form_equals_python_s(tmp_path):
             assert js == forms[name](**{p: SAMPLE[p] for p in params[name]}), (module, name)
             checked += 1
     assert checked >= 16  # 7 byte counts, 7 FLOP counts, 2 shared-memory counts (fa2_mma, fa3)
+
+
+def tree_copy(tmp_path):
+    """A copy of the sources js_port reads (formulas.py, flops.py, closed_forms/) under `tmp_path`."""
+    attention = ROOT / "kernelviz" / "attention"
+    for name in ("formulas.py", "flops.py"):
+        shutil.copy(attention / name, tmp_path / name)
+    shutil.copytree(attention / "closed_forms", tmp_path / "closed_forms")
+    return tmp_path / "closed_forms"
+
+
+@needs_node
+def test_a_new_algorithm_s_closed_form_reaches_the_browser_by_its_module_alone(tmp_path):
+    """closed_forms/piped.py, and no other edit: formulas.js exports piped, which node runs as Python does."""
+    (tree_copy(tmp_path) / "piped.py").write_text(
+        '"""A new algorithm: FA2\'s traffic and Q twice."""\n\nfrom ..formulas import kv_rows_read, rw\n\n\n'
+        "def hbm(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):\n"
+        "    kv = batch_heads * kv_rows_read(N, Br, Bc, N_kv, causal) * d * itemsize\n"
+        '    return {"Q": rw(2 * batch_heads * N * d * itemsize), "K": rw(kv), "V": rw(kv)}\n'
+    )
+    (tmp_path / "formulas.js").write_text(js_port.port("formulas", root=tmp_path))
+    (got,) = node_call(tmp_path, "formulas", [("piped", [100, 16, 16, 40, 37, True, 2, 3])])
+    fa2 = formulas.fa2(100, 16, 16, 40, 37, True, 2, 3)
+    assert got == {"Q": {"read": 2 * 3 * 100 * 16 * 2, "write": 0}, "K": fa2["K"], "V": fa2["V"]}
+
+
+def test_a_closed_form_calling_what_the_other_module_does_not_export_is_named(tmp_path):
+    (tree_copy(tmp_path) / "odd.py").write_text(
+        "from ..flops import count\nfrom ..formulas import floor_sum\n\n\ndef flops(N):\n"
+        "    return count(floor_sum(N, 2, 1, 0))\n"
+    )
+    with pytest.raises(js_port.PortError, match="formulas.js does not export floor_sum: add it to its JS_MODULES"):
+        js_port.port("flops", root=tmp_path)
+
+
+def test_a_closed_form_is_not_published_over_a_helper_of_its_name():
+    from types import SimpleNamespace
+
+    from kernelviz.attention.closed_forms import publish
+
+    module = SimpleNamespace(__name__="m", JS_MODULES={"m": {"form": "hbm", "as": "{stem}", "helpers": ()}})
+    module.fa2 = len  # a helper that happens to be called as an algorithm's module
+    with pytest.raises(ValueError, match=r"m\.fa2 is a helper there, and kernelviz\.attention\.closed_forms\.fa2"):
+        publish(module)

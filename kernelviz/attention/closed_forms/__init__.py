@@ -8,8 +8,8 @@
 written in the subset of Python that js_port translates (integer arithmetic on the helpers of formulas.py and
 flops.py). Its record names them (``bytes=fa2.hbm``). The browser gets each under a name made of its module's stem
 (formulas.js ``fa2``, flops.js ``fa2``, shared.js ``fa2_mma_shared``: the ``JS_MODULES`` of formulas.py and
-flops.py), and Python finds them by the same names (``formulas.fa2``, ``flops.fa2``, ``closed_forms.fa2_mma.shared``:
-``named``), so no shared module lists the algorithms.
+flops.py), and Python by the same names (``formulas.fa2``, ``flops.fa2``, ``formulas.fa2_mma_shared``: ``publish``
+sets them when this package is imported, as kernelviz.attention does), so no shared module lists the algorithms.
 """
 
 import importlib
