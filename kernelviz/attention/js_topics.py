@@ -1,0 +1,99 @@
+"""The algorithm records (``topics/``) as data for the browser: ``web/.gen/topics.js``, so no JavaScript switches
+on an algorithm's name. The web build (``web/build.mjs``) runs it beside ``js_port.py``,
+
+    python3 -m kernelviz.attention.js_topics web/.gen
+
+and writes one ES module that exports ``TOPICS``, {name: record}, in the registry's order, each record
+
+    {name, family, baseline, inputs: 'dense' | 'paged' | 'scores', options: [name], defaults: {option: default},
+     dtypes: [dtype], instruction, bytes, flops, shared}
+
+where `baseline` says the record is its family's baseline (drawn in contrast), `options` are the names of the options
+it takes (``Option.name``), `defaults` the ones a run fills in ({option: default}), and each closed form is ``{call,
+params}`` or null: `call` the function js_port generated from ``formulas.py`` / ``flops.py`` (imported from
+``./formulas.js``, ``./flops.js``, ``./shared.js``), `params` its parameter names in the order it takes them (Python's
+keyword-only ones last, as js_port writes them; the glossary's names: ``n_splits`` -> ``splits``), or null where the
+record has none. A closed form js_port does not translate (one in a topic's own module) is ``{call: null, source}``,
+and the browser says it cannot count it. web/src/explorer/topics.js reads it (``evaluate``).
+"""
+
+import inspect
+import json
+import sys
+from pathlib import Path
+
+from . import js_port
+from .algorithm import DENSE, PAGED
+from .topics import TOPICS
+
+HEADER = "// Generated from kernelviz/attention/topics/ by kernelviz/attention/js_topics.py: do not edit.\n"
+FORMS = ("bytes", "flops", "shared")  # the closed forms an Algorithm carries (algorithm.Algorithm)
+
+
+def _ported():
+    """{(Python module, function name): generated module} of every function js_port exports."""
+    return {
+        (f"kernelviz.attention.{origin}", name): module
+        for module, (origin, names) in js_port.modules().items()
+        for name in names
+    }
+
+
+def closed_form(fn, ported=None):
+    """The JavaScript expression of closed form `fn`: ``{call: module.name, params: [...]}``; 'null' for none; with
+    `call` null and its `source` named where js_port generates no JavaScript of it."""
+    ported = _ported() if ported is None else ported
+    if fn is None:
+        return "null"
+    module = ported.get((fn.__module__, fn.__name__))
+    if module is None:
+        return f"{{ call: null, params: null, source: {json.dumps(f'{fn.__module__}.{fn.__qualname__}')} }}"
+    params = [js_port.RENAMED.get(p, p) for p in inspect.signature(fn).parameters]
+    return f"{{ call: {module}.{fn.__name__}, params: {json.dumps(params)} }}"
+
+
+def inputs_kind(record):
+    """'dense' (q, k, v), 'paged' (a batch in a paged cache) or 'scores' (the softmax variants)."""
+    return {id(DENSE): "dense", id(PAGED): "paged"}.get(id(record.inputs), "scores")
+
+
+def record_js(record, ported):
+    """One record as a JavaScript object literal."""
+    data = {
+        "name": record.name,
+        "family": record.family,
+        "baseline": record.baseline,
+        "inputs": inputs_kind(record),
+        "options": [o.name for o in record.options],
+        "defaults": {o.name: o.default for o in record.options if o.default is not None},
+        "dtypes": list(record.dtypes),
+        "instruction": record.instruction,
+    }
+    fields = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()]
+    fields += [f"{json.dumps(form)}: {closed_form(getattr(record, form), ported)}" for form in FORMS]
+    return "{ " + ", ".join(fields) + " }"
+
+
+def module_text():
+    """The text of topics.js."""
+    ported = _ported()
+    modules = sorted(set(ported.values()))
+    imports = [f"import * as {m} from './{m}.js';" for m in modules]
+    body = [f"  {json.dumps(r.name)}: {record_js(r, ported)}," for r in TOPICS]
+    return HEADER + "\n".join(imports) + "\n\nexport const TOPICS = {\n" + "\n".join(body) + "\n};\n"
+
+
+def write(out_dir):
+    """Write topics.js into `out_dir` (left alone when unchanged: make and esbuild go by its time); its path."""
+    path = Path(out_dir) / "topics.js"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = module_text()
+    if not path.exists() or path.read_text() != text:
+        path.write_text(text)
+    return path
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 -m kernelviz.attention.js_topics OUT_DIR")
+    write(sys.argv[1])
