@@ -31,12 +31,19 @@ FORMS = ("bytes", "flops", "shared")  # the closed forms an Algorithm carries (a
 
 
 def _ported():
-    """{(Python module, function name): generated module} of every function js_port exports."""
-    return {
-        (f"kernelviz.attention.{origin}", name): module
-        for module, (origin, names) in js_port.modules().items()
-        for name in names
-    }
+    """{(Python module, function name): (generated module, its JS name)} of every function js_port exports. A
+    generated module's spec is the names it exports (one list), or {"form", "as", "helpers"}: the helpers of its
+    source, and each ``closed_forms/<stem>.py``'s function `form` under the name `as` makes of its stem."""
+    out = {}
+    for module, (origin, spec) in js_port.modules().items():
+        if not isinstance(spec, dict):
+            out.update({(f"kernelviz.attention.{origin}", name): (module, name) for name in spec})
+            continue
+        out.update({(f"kernelviz.attention.{origin}", name): (module, name) for name in spec.get("helpers", ())})
+        for path in sorted((js_port.HERE / "closed_forms").glob("*.py")):
+            named = spec["as"].format(stem=path.stem)
+            out[(f"kernelviz.attention.closed_forms.{path.stem}", spec["form"])] = (module, named)
+    return out
 
 
 def closed_form(fn, ported=None):
@@ -45,11 +52,11 @@ def closed_form(fn, ported=None):
     ported = _ported() if ported is None else ported
     if fn is None:
         return "null"
-    module = ported.get((fn.__module__, fn.__name__))
-    if module is None:
+    found = ported.get((fn.__module__, fn.__name__))
+    if found is None:
         return f"{{ call: null, params: null, source: {json.dumps(f'{fn.__module__}.{fn.__qualname__}')} }}"
     params = [js_port.RENAMED.get(p, p) for p in inspect.signature(fn).parameters]
-    return f"{{ call: {module}.{fn.__name__}, params: {json.dumps(params)} }}"
+    return f"{{ call: {found[0]}.{found[1]}, params: {json.dumps(params)} }}"
 
 
 def inputs_kind(record):
@@ -77,7 +84,7 @@ def record_js(record, ported):
 def module_text():
     """The text of topics.js."""
     ported = _ported()
-    modules = sorted(set(ported.values()))
+    modules = sorted({module for module, _ in ported.values()})
     imports = [f"import * as {m} from './{m}.js';" for m in modules]
     body = [f"  {json.dumps(r.name)}: {record_js(r, ported)}," for r in TOPICS]
     return HEADER + "\n".join(imports) + "\n\nexport const TOPICS = {\n" + "\n".join(body) + "\n};\n"

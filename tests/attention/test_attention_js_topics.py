@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from kernelviz.attention import formulas, js_topics
-from kernelviz.attention.algorithm import Algorithm
+from kernelviz.attention import js_topics
+from kernelviz.attention.algorithm import PAGED, Algorithm
 from kernelviz.attention.fa2 import flash_attention_2
 from kernelviz.attention.topics import REGISTRY, TOPICS
 from kernelviz.roofline import BOUND_UNITS, js_bound
@@ -70,7 +70,7 @@ def cases():
             if getattr(r, form) is None:
                 continue
             for dtype in r.dtypes:
-                if r.inputs is REGISTRY["paged-decoding"].inputs:
+                if r.inputs is PAGED:
                     for lens, page, hq, hkv, splits in [([5, 9], 4, 2, 1, 2), ([1, 33, 16], 16, 8, 2, 3)]:
                         values = {"seq_lens": lens, "d": 4, "page_size": page, "H_q": hq, "H_kv": hkv}
                         out.append((r.name, form, {**values, "splits": splits, "itemsize": ITEMSIZE[dtype]}))
@@ -88,7 +88,7 @@ def python(algorithm, form, values):
     record = REGISTRY[algorithm]
     fn = getattr(record, form)
     v = dict(values)
-    if record.inputs is REGISTRY["paged-decoding"].inputs:
+    if record.inputs is PAGED:
         args = (v["seq_lens"], v["d"], v["page_size"], v["H_q"], v["H_kv"], v["splits"])
         return fn(*args, v["itemsize"]) if form == "bytes" else fn(*args)
     keep = {"N_kv": v["N_kv"], "causal": v["causal"], "batch_heads": v["batch_heads"]}
@@ -114,27 +114,32 @@ def test_the_browsers_records_say_what_the_python_records_say():
     assert out["units"] == {u: {"counts": list(c), "rate": rate} for u, (c, rate) in BOUND_UNITS.items()}
 
 
+def unported():
+    """The records whose shared-memory closed form has no JavaScript, as topics.js says: {name: its source}."""
+    data = run_node([])["data"]
+    return {name: r["shared"] for name, r in data.items() if r["shared"] not in (None, "js")}
+
+
 def test_every_closed_form_the_browser_calls_counts_what_python_counts():
-    todo = [c for c in cases() if not (c[1] == "shared" and c[0] in unported())]
+    skip = unported()
+    todo = [c for c in cases() if not (c[1] == "shared" and c[0] in skip)]
     out = run_node(todo)
     assert len(todo) > 100
+    assert any(form == "shared" for _, form, _ in todo)  # fa2-mma's, at its option defaults
     for (algorithm, form, values), got in zip(todo, out["counted"], strict=True):
         assert got == python(algorithm, form, values), (algorithm, form, values)
 
 
-def unported():
-    return {r.name for r in TOPICS if r.shared is not None and r.shared is not formulas.fa2_mma_shared}
-
-
 def test_a_shared_closed_form_without_javascript_is_an_error_naming_its_source():
-    names = sorted(unported())
-    if not names:
+    missing = unported()
+    if not missing:
         pytest.skip("every record's shared-memory closed form has JavaScript")
+    names = sorted(missing)
     out = run_node([(n, "shared", {"N": 8, "N_kv": 8, "d": 4, "Br": 4, "Bc": 4, "itemsize": 2}) for n in names])
     for name, got in zip(names, out["counted"], strict=True):
-        assert got["error"] == f"{name}: its shared closed form ({REGISTRY[name].shared.__module__}." + (
-            f"{REGISTRY[name].shared.__qualname__}) has no JavaScript"
-        )
+        fn = REGISTRY[name].shared
+        assert missing[name] == f"{fn.__module__}.{fn.__qualname__}"
+        assert got["error"] == f"{name}: its shared closed form ({missing[name]}) has no JavaScript"
 
 
 def test_an_unknown_algorithm_is_an_error_listing_the_known_ones():
@@ -145,13 +150,17 @@ def test_an_unknown_algorithm_is_an_error_listing_the_known_ones():
 def test_the_generator_binds_a_ported_function_by_name_and_names_the_source_of_one_it_cannot():
     """Planted: a record whose closed form is a lambda gets no call, only its source; a ported one its JS name and
     parameters in the order js_port writes them (the glossary's splits for n_splits)."""
-    lam = Algorithm(name="planted", function=flash_attention_2, bytes=lambda *a: {}, flops=formulas.flash_decoding)
+    split = next(r for r in TOPICS if r.option("splits"))  # its closed forms take n_splits
+    lam = Algorithm(name="planted", function=flash_attention_2, bytes=lambda *a: {}, flops=split.flops)
     text = js_topics.record_js(lam, js_topics._ported())
     assert '"bytes": { call: null, params: null, source: "' in text
     assert (
         f"{__name__}.test_the_generator_binds_a_ported_function_by_name_and_names_the_source_of_one_it_cannot" in text
     )
-    assert '"flops": { call: formulas.flash_decoding, params: ["N", "d", "Br", "Bc", "splits", "N_kv"' in text
+    assert (
+        f'"flops": {{ call: flops.{split.name.replace("-", "_")}, params: ["N", "d", "Br", "Bc", "splits", "N_kv"'
+        in text
+    )
     assert '"shared": null' in text
 
 
