@@ -27,7 +27,7 @@ from .algorithm import DENSE, PAGED
 from .topics import TOPICS
 
 HEADER = "// Generated from kernelviz/attention/topics/ by kernelviz/attention/js_topics.py: do not edit.\n"
-FORMS = ("bytes", "flops", "shared")  # the closed forms an Algorithm carries (algorithm.Algorithm)
+FORMS = ("bytes", "flops", "shared", "block")  # the closed forms an Algorithm carries (algorithm.Algorithm)
 
 
 def _ported():
@@ -46,13 +46,29 @@ def _ported():
     return out
 
 
-def closed_form(fn, ported=None):
-    """The JavaScript expression of closed form `fn`: ``{call: module.name, params: [...]}``; 'null' for none; with
-    `call` null and its `source` named where js_port generates no JavaScript of it."""
+def own_module(fn):
+    """(the generated module's name, its text) of the file `fn` is defined in, when js_port translates that file
+    (nothing but functions in its subset, constants and relative imports), else None."""
+    path = Path(inspect.getsourcefile(fn))
+    stem = path.stem
+    try:
+        return stem, js_port.port(stem, (fn.__name__,), source=path)
+    except (js_port.PortError, SyntaxError):
+        return None
+
+
+def closed_form(fn, ported=None, own=None):
+    """The JavaScript expression of closed form `fn`: ``{call: module.name, params: [...]}``, from a module js_port
+    generates or else from its own file translated whole (added to `own`, {module: text}); 'null' for none; with
+    `call` null and its `source` named where its file is not in js_port's subset."""
     ported = _ported() if ported is None else ported
     if fn is None:
         return "null"
     found = ported.get((fn.__module__, fn.__name__))
+    if found is None and (translated := own_module(fn)) is not None:
+        found = (translated[0], fn.__name__)
+        if own is not None:
+            own[translated[0]] = translated[1]
     if found is None:
         return f"{{ call: null, params: null, source: {json.dumps(f'{fn.__module__}.{fn.__qualname__}')} }}"
     params = [js_port.RENAMED.get(p, p) for p in inspect.signature(fn).parameters]
@@ -64,10 +80,11 @@ def inputs_kind(record):
     return {id(DENSE): "dense", id(PAGED): "paged"}.get(id(record.inputs), "scores")
 
 
-def record_js(record, ported):
-    """One record as a JavaScript object literal."""
+def record_js(record, ported, own=None):
+    """One record as a JavaScript object literal (the modules its closed forms need added to `own`)."""
     data = {
         "name": record.name,
+        "title": record.title,
         "family": record.family,
         "baseline": record.baseline,
         "inputs": inputs_kind(record),
@@ -77,27 +94,31 @@ def record_js(record, ported):
         "instruction": record.instruction,
     }
     fields = [f"{json.dumps(k)}: {json.dumps(v)}" for k, v in data.items()]
-    fields += [f"{json.dumps(form)}: {closed_form(getattr(record, form), ported)}" for form in FORMS]
+    fields += [f"{json.dumps(form)}: {closed_form(getattr(record, form), ported, own)}" for form in FORMS]
     return "{ " + ", ".join(fields) + " }"
 
 
-def module_text():
-    """The text of topics.js."""
-    ported = _ported()
-    modules = sorted({module for module, _ in ported.values()})
+def modules_text():
+    """{file name: text} of topics.js and of the modules of its records' own closed forms (fa2_block.js)."""
+    ported, own = _ported(), {}
+    body = [f"  {json.dumps(r.name)}: {record_js(r, ported, own)}," for r in TOPICS]
+    modules = sorted({module for module, _ in ported.values()} | set(own))
     imports = [f"import * as {m} from './{m}.js';" for m in modules]
-    body = [f"  {json.dumps(r.name)}: {record_js(r, ported)}," for r in TOPICS]
-    return HEADER + "\n".join(imports) + "\n\nexport const TOPICS = {\n" + "\n".join(body) + "\n};\n"
+    topics = HEADER + "\n".join(imports) + "\n\nexport const TOPICS = {\n" + "\n".join(body) + "\n};\n"
+    return {"topics.js": topics, **{f"{m}.js": text for m, text in own.items()}}
 
 
 def write(out_dir):
-    """Write topics.js into `out_dir` (left alone when unchanged: make and esbuild go by its time); its path."""
-    path = Path(out_dir) / "topics.js"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = module_text()
-    if not path.exists() or path.read_text() != text:
-        path.write_text(text)
-    return path
+    """Write topics.js and its own modules into `out_dir` (each left alone when unchanged: make and esbuild go by
+    their time); their paths."""
+    paths = []
+    for name, text in modules_text().items():
+        path = Path(out_dir) / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+        paths.append(path)
+    return paths
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import fa2_block, flops, formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm
 from ..fa2 import flash_attention_2
@@ -52,6 +52,8 @@ def answers(done, observed, keys_at):
 ALGORITHM = Algorithm(
     name="fa2",
     function=flash_attention_2,
+    title="Flash Attention 2",
+    block=fa2_block.tiles,
     bytes=formulas.fa2,
     flops=flops.fa2,
     minimum=formulas.compulsory,

@@ -1,6 +1,7 @@
 // The algorithm records the browser knows, generated from kernelviz/attention/topics/ (kernelviz/attention/
 // js_topics.py writes web/.gen/topics.js when the web build runs): each record's family, baseline, inputs, options
-// and closed forms. The explorer and the roofline ask these questions of a record instead of switching on its name.
+// and closed forms (HBM bytes, FLOPs, shared-memory traffic, the tiles one block holds). The explorer and the
+// roofline ask these questions of a record instead of switching on its name.
 import { TOPICS } from '#gen/topics.js'; // web/.gen/topics.js (package.json "imports")
 
 export { TOPICS };
@@ -24,7 +25,15 @@ export const isBaseline = (algorithm) => record(algorithm).baseline;
 /** The baseline record of `family` ('forward', 'backward'), or null. */
 export const baselineOf = (family) => Object.values(TOPICS).find((r) => r.baseline && r.family === family) ?? null;
 
-/** `algorithm`'s closed form `form` ('bytes', 'flops' or 'shared') at `values` ({param: value}; a param missing
+/** The record the explorer walks through: the one whose block's tiles have a closed form (`block`), with the baseline
+ * of its family it is measured against. {explored, baseline}. */
+export function explorerPair() {
+  const explored = Object.values(TOPICS).find((r) => r.block?.call);
+  if (!explored) throw new Error('explorer: no algorithm record has a closed form of its block (block)');
+  return { explored, baseline: baselineOf(explored.family) };
+}
+
+/** `algorithm`'s closed form `form` ('bytes', 'flops', 'shared' or 'block') at `values` ({param: value}; a param missing
  * from them takes the record's option default, else the function's own default), or null where the record counts
  * none; an Error where it counts one the browser has no JavaScript for (a closed form of the topic's own module). */
 export function evaluate(algorithm, form, values) {
