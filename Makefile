@@ -5,8 +5,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json \
 	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py \
-	kernelviz/attention/js_topics.py kernelviz/attention/algorithm.py $(wildcard kernelviz/attention/topics/*.py) \
-	kernelviz/roofline/__init__.py kernelviz/roofline/js_bound.py
+	$(wildcard kernelviz/attention/*.py kernelviz/attention/topics/*.py) kernelviz/roofline/__init__.py \
+	kernelviz/roofline/js_bound.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
