@@ -21,7 +21,8 @@
 // src/explorer/formulas.js and src/roofline/flops.js re-export (any Python 3 runs it), and the
 // algorithm records become data: kernelviz/attention/js_topics.py writes web/.gen/topics.js (each record's family,
 // baseline, options and closed forms, so no browser code names an algorithm) and kernelviz/roofline/js_bound.py
-// web/.gen/bound.js (the roofline's units, which model.js's bound evaluates); these two import the package (NumPy).
+// web/.gen/bound.js (the roofline's units, which model.js's bound evaluates), and js_words.py web/.gen/words.js (the
+// units bytes and times are said in); these import the package (NumPy).
 import { build } from 'esbuild';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
@@ -69,9 +70,10 @@ const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'pyt
 function generateClosedForms() {
   const script = join(here, '..', 'kernelviz', 'attention', 'js_port.py');
   execFileSync(python, [script, gen], { stdio: 'inherit' });
-  // the records' data (js_topics: web/.gen/topics.js) and the roofline's units (js_bound: web/.gen/bound.js) import
-  // the package (NumPy too), so they run as modules from the repository's root
-  for (const module of ['kernelviz.attention.js_topics', 'kernelviz.roofline.js_bound']) {
+  // the records' data (js_topics: web/.gen/topics.js), the words' units (js_words) and the roofline's (js_bound:
+  // web/.gen/bound.js) import the package (NumPy too), so they run as modules from the repository's root
+  const generators = ['kernelviz.attention.js_topics', 'kernelviz.attention.js_words', 'kernelviz.roofline.js_bound'];
+  for (const module of generators) {
     execFileSync(python, ['-m', module, gen], { stdio: 'inherit', cwd: join(here, '..') });
   }
 }
