@@ -7,7 +7,7 @@ so any size answers at once: N = 10^9 included (sizes may be written 1e9).
 
 import json
 
-from kernelviz.attention.words import size
+from kernelviz.attention.words import TIME_UNITS, size
 from kernelviz.commands.checks import positive
 
 HELP = "print what bounds each attention algorithm (memory or compute) on each GPU, and its lower-bound time"
@@ -150,7 +150,7 @@ def _text(rows, args):
 
 def _seconds(s):
     """A time in the unit that reads best: "3.2 ms", "4.1 h", "68.2 days"."""
-    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+    for unit, scale in TIME_UNITS:
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s / 1e-9:.3g} ns"

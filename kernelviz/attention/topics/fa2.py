@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .. import formulas
+from .. import fa2_block, formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm
 from ..closed_forms import fa2
@@ -53,6 +53,8 @@ def answers(done, observed, keys_at):
 ALGORITHM = Algorithm(
     name="fa2",
     function=flash_attention_2,
+    title="Flash Attention 2",
+    block=fa2_block.tiles,
     bytes=fa2.hbm,
     flops=fa2.flops,
     minimum=formulas.compulsory,
