@@ -105,7 +105,7 @@ def paged_decoding(
                 ledger.write(name, (b, sp), size * STAT_BYTES, step=step + 1, **at)
         if n_splits > 1:  # combine kernel: one block per (sequence, query head)
             at = dict(kernel="combine", block=b, heads=H_q)
-            scalar_smem.paged_combine(ledger, d, H_q)
+            scalar_smem.combine_partials(ledger, d, H_q)
             for step, name in enumerate(("m_partial", "l_partial", "O_partial")):
                 for sp in range(n_splits):
                     ledger.read(name, (b, sp), (d if name == "O_partial" else 1) * STAT_BYTES, step=step, **at)

@@ -56,7 +56,7 @@ is then high by at most Br Bc 4 bytes a step).
 
 Bytes requested over the per-SM rate (``roofline.units``: 32 banks of 4 bytes a clock) is a lower bound on the time:
 a bank conflict or a broadcast never serves more than 128 bytes a clock. Closed forms: ``shared`` beside each record
-(``topics.fa1``, ``fa2``, ``fa2_backward``, ``paged_decoding``), FA1's and FA2's from ``formulas.scalar_shared``.
+(``closed_forms.fa1``, ``fa2``, ``fa2_backward``, ``paged_decoding``), FA1's and FA2's from ``formulas.scalar_shared``.
 """
 
 from .ledger import LOAD, STORE
@@ -175,7 +175,7 @@ def paged_write(ledger, g, d, heads, splits):
         ledger.smem("l", LOAD, g * F32, heads=heads)
 
 
-def paged_combine(ledger, d, heads):
+def combine_partials(ledger, d, heads):
     """The combine kernel's block (a query head): m_global, l_global, acc stored, and read for each element of O."""
     for name, size in (("m", 1), ("l", 1), ("O", d)):
         ledger.smem(name, STORE, size * F32, heads=heads)

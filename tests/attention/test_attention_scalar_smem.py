@@ -1,5 +1,5 @@
 """The shared-memory traffic of the book's scalar kernels (attention.scalar_smem): the FA1, FA2 and FA2 backward
-ledgers' counts equal the closed forms beside their records (topics.<algo>.shared) over a grid of ragged,
+ledgers' counts equal the closed forms beside their records (closed_forms.<algo>.shared) over a grid of ragged,
 causal and N != N_kv sizes, and a small case counted by hand from fa2.cu's loops."""
 
 import itertools
@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from kernelviz.attention.closed_forms import fa1 as fa1_topic
+from kernelviz.attention.closed_forms import fa2 as fa2_topic
+from kernelviz.attention.closed_forms import fa2_backward as backward_topic
+from kernelviz.attention.closed_forms import paged_decoding as paged_topic
 from kernelviz.attention.fa1 import flash_attention_1
 from kernelviz.attention.fa2 import flash_attention_2
 from kernelviz.attention.fa2_backward import flash_attention_2_backward
-from kernelviz.attention.topics import fa1 as fa1_topic
-from kernelviz.attention.topics import fa2 as fa2_topic
-from kernelviz.attention.topics import fa2_backward as backward_topic
-from kernelviz.attention.topics import paged_decoding as paged_topic
 
 GRID = [  # (N, N_kv, d, Br, Bc): ragged N % Br and N_kv % Bc, N > N_kv (blocks that see no key) and N < N_kv
     (9, 9, 4, 4, 4),

@@ -1,7 +1,8 @@
 """FlashAttention (fa1.py): the K/V tiles in the outer loop, O, l and m read and written back per tile."""
 
-from .. import flops, formulas
+from .. import formulas
 from ..algorithm import Algorithm
+from ..closed_forms import fa1
 from ..fa1 import flash_attention_1
 
 
@@ -12,24 +13,12 @@ def per_block(ledger):
     return [reads.get(i, 0) for i in sorted(blocks)]
 
 
-def shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Shared-memory traffic of the book's FA1 kernel (cuda/fa1.cu; ``attention.scalar_smem`` says what each step
-    stores and loads): the tile_interactions steps, each also storing Qi and the carries Oi, mi, li (Br d s, Br d 4,
-    Br 4, Br 4) and loading back the carries of its rows that exist (q_rows_read rows in all: d 4 + 4 + 4 a row);
-    and each of the ceil(N_kv / Bc) K/V tiles stored once (Bc d s, K and V)."""
-    N_kv = N if N_kv is None else N_kv
-    h = batch_heads
-    steps = h * formulas.tile_interactions(N, Br, Bc, N_kv, causal)
-    rows = h * formulas.q_rows_read(N, Br, Bc, N_kv, causal)
-    return formulas.scalar_shared(steps, h * formulas.cdiv(N_kv, Bc), steps, rows, Br, Bc, d, itemsize, False)
-
-
 ALGORITHM = Algorithm(
     name="fa1",
     function=flash_attention_1,
-    bytes=formulas.fa1,
-    flops=flops.fa1,
-    shared=shared,  # the book's scalar kernel's (cuda/fa1.cu): reported, no roofline unit
+    bytes=fa1.hbm,
+    flops=fa1.flops,
+    shared=fa1.shared,
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: [sum(tiles)] * batch_heads,  # a block per batch_head walks every block of rows

@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import fa2_block, formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm
+from ..closed_forms import fa2
 from ..fa2 import flash_attention_2
 from ..figure_values import action, plain, tiles_of
 
@@ -49,27 +50,14 @@ def answers(done, observed, keys_at):
     return changes
 
 
-def shared(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Shared-memory traffic of the book's FA2 kernel (cuda/fa2.cu; ``attention.scalar_smem``): the
-    tile_interactions steps, each storing its K/V tile (Bc d s, K and V); each of the blocks_seeing blocks storing
-    Qi and the starting carries once (Br d s, Br d 4, Br 4, Br 4) and loading the carries of its rows that exist at
-    the end (rows_seeing rows in all: Oi d 4, mi 4, li 4 + d 4, read again for each element O = Oi / li). A block
-    that sees no key moves nothing."""
-    h = batch_heads
-    steps = h * formulas.tile_interactions(N, Br, Bc, N_kv, causal)
-    blocks, rows = (
-        h * formulas.blocks_seeing(N, Br, Bc, N_kv, causal),
-        h * formulas.rows_seeing(N, Br, Bc, N_kv, causal),
-    )
-    return formulas.scalar_shared(steps, steps, blocks, rows, Br, Bc, d, itemsize, True)
-
-
 ALGORITHM = Algorithm(
     name="fa2",
     function=flash_attention_2,
-    bytes=formulas.fa2,
-    flops=flops.fa2,
-    shared=shared,  # the book's scalar kernel's (cuda/fa2.cu): reported, no roofline unit
+    title="Flash Attention 2",
+    block=fa2_block.tiles,
+    bytes=fa2.hbm,
+    flops=fa2.flops,
+    shared=fa2.shared,
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: tiles * batch_heads,  # a block per (batch_head, block of rows)

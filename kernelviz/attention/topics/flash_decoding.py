@@ -1,8 +1,9 @@
 """Flash decoding (flash_decoding.py): the keys cut into splits, each reduced alone, then the partials combined;
 its options say how many splits and what a partial holds."""
 
-from .. import flops, formulas
+from .. import formulas
 from ..algorithm import Algorithm, Option
+from ..closed_forms import flash_decoding as closed
 from ..flash_decoding import flash_decoding
 
 ALGORITHM = Algorithm(
@@ -26,8 +27,8 @@ ALGORITHM = Algorithm(
             help="its partials: O, m, l (default) or normalized O and one log-sum-exp a row",
         ),
     ),
-    bytes=formulas.flash_decoding,
-    flops=flops.flash_decoding,
+    bytes=closed.hbm,
+    flops=closed.flops,
     minimum=formulas.compulsory,
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 7 * n_splits + 1),
     memory=lambda s: {"partials": 8 * s.n_splits * s.bh * s.br * (s.d + 2)},
