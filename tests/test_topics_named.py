@@ -3,11 +3,8 @@
 only: attention/topics/__init__.py, cuda/topics/__init__.py and site/nav.py (its page in the reading order). The
 scan (tests/attention/algorithm_names.py) reads every code file of kernelviz/ (Python identifiers and strings, C++
 and CUDA, JavaScript and CSS, comments and docstrings left out) and of web/src; data (cuda/report.json, gpus.json)
-is not code. Exemptions name their reason (``EXEMPT``).
-
-web/src is held by its own test, marked xfail(strict=True) until helper h39js's generated per-algorithm data lands:
-the explorer and the roofline still name algorithms there. When that branch is merged the test passes, strict
-xfail turns the pass into a failure, and the marker comes off (``WEB_PENDING``)."""
+is not code. Exemptions name their reason (``EXEMPT``); web/src has its own test: the explorer and the roofline
+learn each algorithm's facts from data generated from the records (web/.gen/topics.js), not from its name."""
 
 import shutil
 
@@ -28,7 +25,6 @@ from tests.attention.algorithm_names import (
 from tests.cuda.test_cuda_registry import pattern
 
 TOPICS = topics()
-WEB_PENDING = "h39js: web/src/explorer and web/src/roofline name algorithms until its generated data replaces them"
 WEB_EXEMPT = {  # (file, name): why a word there is not the topic
     ("web/src/softmax/compute.js", "standard"): "the softmax page's standard (safe) softmax, not standard attention",
     ("web/src/softmax/panel.js", "standard"): "the softmax page's standard (safe) softmax, not standard attention",
@@ -111,7 +107,6 @@ def test_a_planted_name_in_the_browser_code_is_caught(tmp_path):
     }
 
 
-@pytest.mark.xfail(strict=True, reason=WEB_PENDING)
 def test_no_topic_is_named_in_the_browser_code():
     files = code_files(ROOT, ["web/src"])
     found = {}
