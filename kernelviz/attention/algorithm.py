@@ -169,6 +169,7 @@ class Algorithm:
     dtypes_why: str = ""  # why it takes only those (a clause), where it differs from the others
     known_as: str = ""  # a few words the errors say it with ("tensor cores")
     instruction: str | None = None  # the tensor-core instruction family its kernel issues ("mma.sync"; roofline.units)
+    shared_is_unit: bool = True  # False: its shared traffic is a scalar kernel's, reported only (``shared_unit``)
     block: Callable | None = None  # (Br, Bc, d, itemsize) -> {tile: bytes} one block holds on chip (the explorer's)
     extra: Callable | None = None
     per_block: Callable | None = None  # ledger -> [K/V tiles block 0, 1, ... of (batch, head) 0 visits]
@@ -196,11 +197,11 @@ class Algorithm:
 
     @property
     def shared_unit(self):
-        """Whether its shared-memory traffic is a unit of its roofline (``roofline.units``): where its record pins the
-        tensor-core instruction its kernel issues, whose shared traffic the ledger counts (fa2-mma, fa2-pipe, fa3).
-        The scalar kernels' counts (fa1, fa2: float32 on CUDA cores, ``attention.scalar_smem``) are reported but
-        not put beside a tensor-core roof their code does not use."""
-        return self.shared is not None and self.instruction is not None
+        """Whether its shared-memory traffic is a unit of its roofline (``roofline.units``): where it has a closed
+        form of it and its record does not say otherwise (``shared_is_unit``: the book's scalar kernels, float32 on
+        CUDA cores, ``attention.scalar_smem``, whose counts are reported but not put beside a tensor-core roof their
+        code does not use)."""
+        return self.shared is not None and self.shared_is_unit
 
     def option(self, name):
         return next((o for o in self.options if o.name == name), None)

@@ -12,7 +12,7 @@ and the largest of them is the bound (each unit at its peak, the others hidden u
 estimate). The rates are ``gpus.json``'s, each cited there. F is the family the kernel issues (``mma.sync`` for the
 book's tensor-core kernel) or, for an algorithm no kernel pins down, the fastest the GPU has; the JSON carries the
 tensor time of every family the GPU has (``tensor_s_by_family``), the ceilings the plot draws. Shared memory is a
-unit only where the caller gives ``shared_bytes``: the kernels whose record pins their tensor-core instruction
+unit only where the caller gives ``shared_bytes``: the tensor-core kernels whose ledger counts it
 (``Algorithm.shared_unit``), not the book's scalar kernels, whose traffic is reported but not set beside a roof.
 """
 

@@ -170,3 +170,13 @@ def test_paged_decoding_counted_by_hand():
     assert got["O"] == sl((1 + pages) * 2 * 4, (pages + 1) * 2 * 4)  # zeroed, updated a page; read by the write
     assert got["m"] == sl((1 + pages) * 4, pages * 4)
     assert got["l"] == sl((1 + pages) * 4, pages * 4 + 2 * 4)  # O = Og / li: li read for each element
+
+
+def test_the_tensor_core_kernels_keep_shared_memory_among_their_units():
+    """Counting the scalar kernels' traffic does not make it a roofline unit, nor take the unit from the tensor-core
+    kernels, whose shared traffic is what their bars show."""
+    from kernelviz.attention.topics import TOPICS
+
+    assert {r.name for r in TOPICS if r.shared_unit} == {"fa2-mma", "fa2-pipe", "fa3"}
+    scalar = {r.name for r in TOPICS if r.shared is not None and not r.shared_unit}
+    assert scalar == {"fa1", "fa2", "fa2-backward", "paged-decoding"}

@@ -19,6 +19,7 @@ ALGORITHM = Algorithm(
     bytes=fa1.hbm,
     flops=fa1.flops,
     shared=fa1.shared,
+    shared_is_unit=False,  # fa1.cu: scalar float32 code, not the tensor cores the roofline puts it under
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: [sum(tiles)] * batch_heads,  # a block per batch_head walks every block of rows

@@ -58,6 +58,7 @@ ALGORITHM = Algorithm(
     bytes=fa2.hbm,
     flops=fa2.flops,
     shared=fa2.shared,
+    shared_is_unit=False,  # fa2.cu: scalar float32 code, not the tensor cores the roofline puts it under
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: tiles * batch_heads,  # a block per (batch_head, block of rows)

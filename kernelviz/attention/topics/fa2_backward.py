@@ -15,6 +15,7 @@ ALGORITHM = Algorithm(
     bytes=fa2_backward.hbm,
     flops=fa2_backward.flops,
     shared=fa2_backward.shared,
+    shared_is_unit=False,  # fa2_bwd.cu: scalar float32 code
     minimum=formulas.compulsory_backward,
     family="backward",
     passes=2,

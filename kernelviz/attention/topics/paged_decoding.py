@@ -20,6 +20,7 @@ ALGORITHM = Algorithm(
     bytes=closed.hbm,
     flops=closed.flops,
     shared=closed.shared,
+    shared_is_unit=False,  # paged_decoding.cu: scalar float32 code
     extra=per_token,
     family=None,  # measured against the same batch's multi-head attention instead (its command's vs_mha)
     command="kernelviz.attention.paged_decoding_trace",
