@@ -107,12 +107,13 @@ def test_the_bars_follow_the_gpu_and_the_size_form_and_equal_trace(reading, site
     assert page.errors == []
 
 
-def test_the_units_table_fits_a_phone_without_scrolling(browser, site_url):
-    """At 390 px, the longest numbers (N = 32,768, d = 128) on the B200: the algorithm and every unit's column fit
-    the column of text, so the table by unit never hides a unit off to the side."""
+@pytest.mark.parametrize(("slug", "columns"), [("flash-attention-2", 5), ("flash-attention-3", 6)])
+def test_the_units_table_fits_a_phone_without_scrolling(browser, site_url, slug, columns):
+    """At 390 px, the longest numbers (N = 32,768, d = 128) on the B200: the algorithm and every unit's column (with
+    shared memory on the FA3 page, six) fit the column of text, so the table by unit never hides a unit to the side."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page = context.new_page()
-    open_figure(page, f"{site_url}/flash-attention-2.html")
+    open_figure(page, f"{site_url}/{slug}.html")
     page.wait_for_selector("section.kv-roofline[data-ready]")
     page.locator(".kv-roof-presets input[value='N32768-d128']").check()
     page.locator(".kv-roof-gpus input[value='b200']").check()
@@ -121,5 +122,5 @@ def test_the_units_table_fits_a_phone_without_scrolling(browser, site_url):
         "(() => { const t = document.querySelector('.kv-roof-unit-table');"
         " return [t.scrollWidth, t.clientWidth, t.querySelectorAll('thead th').length]; })()"
     )
-    assert box[0] <= box[1] and box[2] == 5, box  # algorithm, HBM, tensor cores, exponentials, other
+    assert box[0] <= box[1] and box[2] == columns, box  # algorithm, HBM, (shared memory,) tensor, MUFU, other
     context.close()

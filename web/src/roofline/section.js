@@ -107,7 +107,11 @@ function unitTable(spec, rowsAt, gpu, answers) {
   if (!answers) return '';
   const names = Object.keys(gpu.units).filter((u) => answers.some((a) => u in a.units));
   const th = (text) => el('th', { scope: 'col' }, text);
-  const head = el('tr', {}, th('algorithm'), names.map((u) => th(escape(u))));
+  const named = (u) => {
+    const [name, aside] = u.split(' (');
+    return aside ? [escape(name), el('span', { class: 'kv-roof-unit-aside' }, ` (${escape(aside)}`)] : escape(u);
+  };
+  const head = el('tr', {}, th('algorithm'), names.map((u) => th(named(u))));
   const body = rowsAt.map((row, n) => {
     const cells = names.map((unit) => {
       const u = answers[n].units[unit];
