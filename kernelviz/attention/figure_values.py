@@ -33,3 +33,15 @@ def action(key):
 def tiles_of(name, x, cuts):
     """{name + index: the rows of `x` of each tile} for tiles `cuts` [(start, stop)]: the tiles of a tensor in HBM."""
     return {f"{name}{t}": plain(x[a:b]) for t, (a, b) in enumerate(cuts)}
+
+
+def cells(name, x):
+    """{name: the rows of `x`, and "name r,c": each cell}: a tile whose figure draws its cells (scores, registers)."""
+    rows = plain(x)
+    return {name: rows, **{f"{name} {r},{c}": v for r, line in enumerate(rows) for c, v in enumerate(line)}}
+
+
+def last_before(observed, i, j):
+    """The carries block `i` observed last before tile `j` ({(i, j'): carries}, j' < j), or None: it has seen none."""
+    seen = [t for (b, t) in observed if b == i and t < j]
+    return observed[(i, max(seen))] if seen else None

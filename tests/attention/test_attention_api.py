@@ -71,13 +71,13 @@ def test_signatures():
         "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS})",
         "standard_attention_backward": f"(q, k, v, do, *, {OPTIONS})",
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
-        "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
+        "flash_attention_1": f"(q, k, v, *, {OPTIONS}, observe=None)",
         "flash_attention_2": f"(q, k, v, *, {OPTIONS}, observe=None)",  # its carries, for the figure's answers
         "flash_decoding": "(q, k, v, *, "
         + OPTIONS.replace("Bc=64, ", "Bc=64, n_splits=None, partials='unnormalized', ")
-        + ")",
+        + ", observe=None)",
         "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
-        "sram_budget=None, p_in_shared=False)",
+        "sram_budget=None, p_in_shared=False, observe=None)",
         "flash_attention_3": "(q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype='float16', scale=None, "
         "sram_budget=None)",
         "naive_softmax": "(x, b=4)",

@@ -23,7 +23,8 @@ def page_of(slug):
     """A page as the builder has it after its figures stage: its front matter and the Scene its editors draw."""
     text = (ROOT / "pages" / f"{slug}.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```pie[^\n]*\n(.*?)```", text, re.S)
-    return SimpleNamespace(meta={}, scene=run([Source(b) for b in blocks]).scene)
+    drawn = run([Source(b) for b in blocks])
+    return SimpleNamespace(meta={}, scene=drawn.scene, run=drawn)
 
 
 @pytest.fixture(scope="module")
@@ -73,8 +74,8 @@ def test_the_values_are_numpys_on_the_same_inputs(fa2):
 
 
 def test_a_page_without_an_observed_algorithm_has_no_table():
-    page = SimpleNamespace(meta={"trace": {"fig": {"algo": "fa1", **SIZES}}}, scene={"nodes": []})
+    page = SimpleNamespace(meta={"trace": {"fig": {"algo": "standard", **SIZES}}}, scene={"nodes": []})
     assert answers.table(page) is None
     assert answers.table(SimpleNamespace(meta={}, scene=None)) is None
-    with pytest.raises(ValueError, match="observe: fa1 does not report its carries"):
-        runs.run("fa1", observe=print, **SIZES)
+    with pytest.raises(ValueError, match="observe: standard does not report its carries"):
+        runs.run("standard", observe=print, **SIZES)

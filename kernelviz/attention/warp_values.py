@@ -1,0 +1,63 @@
+"""The figure answers' values (attention.figure_values) of a figure that draws each warp's registers: FA2 on tensor
+cores (pages/flash-attention-2-tensor-cores.md) and its pipelined kernel (pages/flash-attention-2-pipelined.md).
+
+Their slots: Q, K, V tiles in HBM (rounded to the 16-bit storage dtype), O and L in a piece per warp; the block's
+shared Qi (and Kj, Vj where the figure has one buffer of each); and per warp w: q<w> (its rows of Qi, A fragments),
+b<w> (B fragments: all of Kj for ``mma S``, all of Vj for ``mma PV``), S<w> (its scores, then P in place, each cell
+"S<w> r,c"), m<w>, l<w> and o<w> (the accumulator, not divided by l). The run's observer gives S, P, m, l and o,
+called as observe(i, j, w, ...) after warp w of block i folds tile j in (fa2_mma.flash_attention_2_mma).
+"""
+
+import numpy as np
+
+from ._inputs import stored, tiles
+from .figure_values import action, cells, plain, tiles_of
+
+
+def warp_answers(done, observed, keys_at, shared_kv=True):
+    """[{slot: value} for each step] (module docstring). `shared_kv` False: the figure's K/V buffers are a ring whose
+    slots share the HBM tiles' names (K0, V0, ...), so no K or V tile gets a value (it could name either)."""
+    s, params = done.sizes, done.result.params
+    q, k, v = (stored(done.inputs[n][0], params["dtype"]).astype(np.float32) for n in ("q", "k", "v"))
+    rows, cols = tiles(s["N"], s["Br"]), tiles(s["N_kv"], s["Bc"])
+    warps, per = params["warps"], -(-s["Br"] // params["warps"])
+    first = tiles_of("Q", q, rows)
+    kv = {**tiles_of("K", k, cols), **tiles_of("V", v, cols)}
+    if shared_kv:
+        first.update(kv)
+    changes = [first]
+    for key, at in keys_at[1:]:
+        what, i, j, step = action(key), at.get("i"), at.get("j"), {}
+        own = [
+            (min(rows[i][0] + w * per, rows[i][1]), min(rows[i][0] + (w + 1) * per, rows[i][1])) for w in range(warps)
+        ]
+        seen = {w: observed.get((i, j, w)) for w in range(warps)}
+        if what == "load Q":
+            step = {"Qi": first[f"Q{i}"]}
+        elif what == "ldmatrix Q":
+            for w, (a, b) in enumerate(own):
+                n = b - a
+                step.update({f"q{w}": plain(q[a:b]), f"m{w}": ["-inf"] * n, f"l{w}": [0.0] * n})
+                step[f"o{w}"] = [[0.0] * s["d"]] * n
+        elif what == "load K,V" and shared_kv:
+            step = {"Kj": kv[f"K{j}"], "Vj": kv[f"V{j}"]}
+        for w, c in seen.items():
+            if c is None:
+                continue
+            if what == "mma S":
+                step.update({f"b{w}": plain(k[cols[j][0] : cols[j][1]]), **cells(f"S{w}", c["S"][0])})
+            elif what == "softmax":
+                step.update({f"m{w}": plain(c["m"][0]), f"l{w}": plain(c["l"][0]), **cells(f"S{w}", c["P"][0])})
+            elif what == "mma PV":
+                step.update({f"b{w}": plain(v[cols[j][0] : cols[j][1]]), f"o{w}": plain(c["O"][0])})
+        if what == "write O,L":
+            for w, (a, b) in enumerate(own):
+                if b > a:
+                    step.update(
+                        {
+                            f"O{i * warps + w}": plain(done.result.o[0][a:b]),
+                            f"L{i * warps + w}": plain(done.result.lse[0][a:b]),
+                        }
+                    )
+        changes.append(step)
+    return changes
