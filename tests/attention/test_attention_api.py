@@ -68,7 +68,7 @@ def test_signatures():
     assert sig == {
         "attention_fp64": "(q, k, v, causal=False, scale=None)",
         "attention_backward_fp64": "(q, k, v, do, causal=False, scale=None)",
-        "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS})",
+        "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS}, observe=None)",
         "standard_attention_backward": f"(q, k, v, do, *, {OPTIONS})",
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
         "flash_attention_1": f"(q, k, v, *, {OPTIONS}, observe=None)",
