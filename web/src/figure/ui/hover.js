@@ -230,7 +230,7 @@ export class Hover {
     else if (typeof moves[e.key] === 'number') next = order[(at + moves[e.key] + order.length) % order.length];
     else next = nearest(order, order[at], moves[e.key]) ?? order[at];
     this.pinned = true;
-    this.show(next.g);
+    this.show(this.find(next.name) ?? next.g); // what the slot holds now, as a pointer at it shows, not its frame
   }
 }
 
