@@ -86,7 +86,7 @@ def test_signatures():
         "online_softmax_output": "(x, v, b=4)",
         "paged_attention_fp64": "(q, k_pages, v_pages, block_table, seq_lens, scale=None)",
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
-        "sram_budget=None)",
+        "sram_budget=None, observe=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
         "run": "(algo, *, seed=0, dtype=None, sram_budget=None, observe=None, **sizes)",
         "closed_form": "(algo, *, dtype=None, **sizes)",

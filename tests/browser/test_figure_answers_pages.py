@@ -92,12 +92,26 @@ def backward():
     }
 
 
+def paged():
+    """Sequence 1 (9 keys in pages of 4, 2 query heads on one K/V head) in 2 splits: split 0 holds pages 0 and 1 (keys
+    0 to 7), so its mi after page 1 is each head's max of those; the combine's acc is the sum of e^(S - max S) V over
+    all 9 keys, each head's row. The keys are gathered through the run's block table, here."""
+    sizes = dict(seq_lens=[5, 9], d=4, page_size=4, H_q=2, H_kv=1, splits=2)
+    x = runs.run("paged-decoding", **sizes).inputs
+    pages = [x["block_table"][1][p] for p in range(3)]
+    k, v = (np.concatenate([x[n][p, :, 0] for p in pages])[:9] for n in ("k_pages", "v_pages"))
+    S = scores(x["q"][1], k)  # (2 heads, 9 keys)
+    p = np.exp(S - S.max(1, keepdims=True))
+    return {"update b=1 s=0 p=1": {"mi": S[:, :8].max(1)}, "combine b=1": {"l_g": p.sum(1), "acc": p @ v}}
+
+
 PAGES = {  # page: (its expected values {step key: {slot: value}}, a slot the keyboard walks to at a step)
     "flash-attention-1": (fa1, ("update m,l,O j=0 i=0", "mi")),
     "flash-decoding": (flash_decoding, ("update m,l,O s=0 j=0", "Oi")),
     "flash-attention-2-tensor-cores": (tensor_cores, ("softmax i=0 j=0", "l0")),
     "flash-attention-2-pipelined": (pipelined, ("mma PV i=0 j=0", "o0")),
     "flash-attention-2-backward": (backward, ("update dV j=0 i=0", "dVj")),
+    "paged-decoding": (paged, ("update b=0 s=0 p=0", "li")),
 }
 
 
