@@ -61,3 +61,43 @@ def warp_answers(done, observed, keys_at, shared_kv=True):
                     )
         changes.append(step)
     return changes
+
+
+def warpgroup_answers(done, observed, keys_at):
+    """[{slot: value} for each step] of FA3's figure (pages/flash-attention-3.md): Q (a piece per consumer, "Qi.c"),
+    K, V in HBM; ``load Q``: the consumers' rows Q1, Q2 in shared memory; ``load K,V`` (j = the tile): the ring's
+    stage "K s<t>", "V s<t>" (t = j modulo the stages, which the prologue's loads tell: as many as it issues, or
+    fewer when the block has fewer tiles, and then j is below them all); ``wgmma`` (consumer c, turn j): S<c> the
+    scores of tile j, o<c> the accumulator after tile j - 1; ``softmax``: m<c>, l<c> after tile j and P<c>;
+    ``write O,L``: each consumer's rows. The observer is fa3.flash_attention_3's: observe(i, j, w, ...)."""
+    s, params = done.sizes, done.result.params
+    q, k, v = (stored(done.inputs[n][0], params["dtype"]).astype(np.float32) for n in ("q", "k", "v"))
+    rows, cols = tiles(s["N"], s["Br"]), tiles(s["N_kv"], s["Bc"])
+    groups, per = params["warpgroups"], -(-s["Br"] // params["warpgroups"])
+    pieces = [(min(a + w * per, b), min(a + (w + 1) * per, b)) for a, b in rows for w in range(groups)]
+    first = {f"Q{n // groups}.{n % groups + 1}": plain(q[a:b]) for n, (a, b) in enumerate(pieces) if b > a}
+    first.update({**tiles_of("K", k, cols), **tiles_of("V", v, cols)})
+    prologue = next((n for n, (key, _) in enumerate(keys_at) if action(key) == "wgmma"), len(keys_at))
+    stages = max(1, sum(action(key) == "load K,V" for key, _ in keys_at[:prologue]))
+    changes = [first]
+    for key, at in keys_at[1:]:
+        what, i, j, c, step = action(key), at.get("i"), at.get("j"), at.get("c"), {}
+        if what == "load Q":
+            step = {f"Q{w + 1}": plain(q[a:b]) for w, (a, b) in enumerate(pieces[i * groups : (i + 1) * groups])}
+        elif what == "load K,V":
+            step = {f"K s{j % stages}": first[f"K{j}"], f"V s{j % stages}": first[f"V{j}"]}
+        elif what == "wgmma":
+            now, before = observed.get((i, j, c - 1)), observed.get((i, j - 1, c - 1))
+            step = {
+                **(cells(f"S{c}", now["S"][0]) if now else {}),
+                **({f"o{c}": plain(before["O"][0])} if before else {}),
+            }
+        elif what == "softmax" and (now := observed.get((i, j, c - 1))):
+            step = {f"m{c}": plain(now["m"][0]), f"l{c}": plain(now["l"][0]), f"P{c}": plain(now["P"][0])}
+        elif what == "write O,L":
+            for n in range(i * groups, (i + 1) * groups):
+                a, b = pieces[n]
+                if b > a:
+                    step.update({f"O{n}": plain(done.result.o[0][a:b]), f"L{n}": plain(done.result.lse[0][a:b])})
+        changes.append(step)
+    return changes

@@ -79,7 +79,7 @@ def test_signatures():
         "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
         "sram_budget=None, p_in_shared=False, observe=None)",
         "flash_attention_3": "(q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype='float16', scale=None, "
-        "sram_budget=None)",
+        "sram_budget=None, observe=None)",
         "naive_softmax": "(x, b=4)",
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",

@@ -92,6 +92,21 @@ def backward():
     }
 
 
+def fa3():
+    """FA3 in float16, 8 queries against 12 keys, blocks of 4 rows shared by 2 consumers: at consumer 1's turn on
+    tile 1 of block 0 it holds S of tile 1 (rows 0, 1; keys 4 to 7) and o after tile 0 (P rounded to float16, not
+    divided); after consumer 2's softmax of the last tile of block 1, m and l cover rows 6, 7 against every key."""
+    q, k, v = inputs(half=True, N=8, N_kv=12, d=4)
+    S = scores(q, k)
+    m0 = S[0:2, 0:4].max(1, keepdims=True)
+    p0 = np.exp(S[0:2, 0:4] - m0).astype(np.float16).astype(np.float64)
+    m = S[6:8].max(1)
+    return {
+        "wgmma i=0 j=1 c=1": {"S1 1,2": S[1, 6], "o1": p0 @ v[0:4]},
+        "softmax i=1 j=2 c=2": {"m2": m, "l2": np.exp(S[6:8] - m[:, None]).sum(1)},
+    }
+
+
 def paged():
     """Sequence 1 (9 keys in pages of 4, 2 query heads on one K/V head) in 2 splits: split 0 holds pages 0 and 1 (keys
     0 to 7), so its mi after page 1 is each head's max of those; the combine's acc is the sum of e^(S - max S) V over
@@ -112,6 +127,7 @@ PAGES = {  # page: (its expected values {step key: {slot: value}}, a slot the ke
     "flash-attention-2-pipelined": (pipelined, ("mma PV i=0 j=0", "o0")),
     "flash-attention-2-backward": (backward, ("update dV j=0 i=0", "dVj")),
     "paged-decoding": (paged, ("update b=0 s=0 p=0", "li")),
+    "flash-attention-3": (fa3, ("softmax i=0 j=0 c=1", "l1")),
 }
 
 
