@@ -14,9 +14,10 @@ from ._inputs import stored, tiles
 from .figure_values import action, cells, plain, tiles_of
 
 
-def warp_answers(done, observed, keys_at, shared_kv=True):
+def warp_answers(done, observed, keys_at, shared_kv=True, with_m=True):
     """[{slot: value} for each step] (module docstring). `shared_kv` False: the figure's K/V buffers are a ring whose
-    slots share the HBM tiles' names (K0, V0, ...), so no K or V tile gets a value (it could name either)."""
+    slots share the HBM tiles' names (K0, V0, ...), so no K or V tile gets a value (it could name either). `with_m`
+    False: the figure draws no m register."""
     s, params = done.sizes, done.result.params
     q, k, v = (stored(done.inputs[n][0], params["dtype"]).astype(np.float32) for n in ("q", "k", "v"))
     rows, cols = tiles(s["N"], s["Br"]), tiles(s["N_kv"], s["Bc"])
@@ -37,7 +38,7 @@ def warp_answers(done, observed, keys_at, shared_kv=True):
         elif what == "ldmatrix Q":
             for w, (a, b) in enumerate(own):
                 n = b - a
-                step.update({f"q{w}": plain(q[a:b]), f"m{w}": ["-inf"] * n, f"l{w}": [0.0] * n})
+                step.update({f"q{w}": plain(q[a:b]), f"l{w}": [0.0] * n, **({f"m{w}": ["-inf"] * n} if with_m else {})})
                 step[f"o{w}"] = [[0.0] * s["d"]] * n
         elif what == "load K,V" and shared_kv:
             step = {"Kj": kv[f"K{j}"], "Vj": kv[f"V{j}"]}
@@ -47,7 +48,8 @@ def warp_answers(done, observed, keys_at, shared_kv=True):
             if what == "mma S":
                 step.update({f"b{w}": plain(k[cols[j][0] : cols[j][1]]), **cells(f"S{w}", c["S"][0])})
             elif what == "softmax":
-                step.update({f"m{w}": plain(c["m"][0]), f"l{w}": plain(c["l"][0]), **cells(f"S{w}", c["P"][0])})
+                step.update({f"l{w}": plain(c["l"][0]), **cells(f"S{w}", c["P"][0])})
+                step.update({f"m{w}": plain(c["m"][0])} if with_m else {})
             elif what == "mma PV":
                 step.update({f"b{w}": plain(v[cols[j][0] : cols[j][1]]), f"o{w}": plain(c["O"][0])})
         if what == "write O,L":

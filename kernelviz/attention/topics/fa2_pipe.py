@@ -55,5 +55,6 @@ ALGORITHM = Algorithm(
     ledger_records=MMA.ledger_records,
     memory=MMA.memory,
     observes=True,
-    answers=lambda done, observed, keys_at: warp_answers(done, observed, keys_at, shared_kv=False),  # a ring of K/V
+    # its figure: a ring of K/V buffers named as the HBM tiles, and no m register
+    answers=lambda done, observed, keys_at: warp_answers(done, observed, keys_at, shared_kv=False, with_m=False),
 )
