@@ -3,9 +3,11 @@ step by step, at the sizes of one run, as JSON.
 
     changes = record.answers(done, observed, keys_at)   # [{slot name: value} for each step: what it gave a slot]
 
-``done`` is the Run, ``observed`` what the algorithm's observer collected ({(block, tile): carries}), ``keys_at`` the
-figure's steps as (key, at) pairs (a key is its action then its loop indices: ``'load K,V i=0 j=1'``). A value is a
-number, a list or a list of rows, of the first batch-head; -inf is written "-inf" (JSON has no infinities).
+``done`` is the Run, ``observed`` what the algorithm's observer collected ({where: carries}, `where` the indices its
+observe call starts with, (block, tile) for FA2), ``keys_at`` the figure's steps as (key, at) pairs (a key is its
+action then its loop indices: ``'load K,V i=0 j=1'``). A value is a number, a list or a list of rows, of the first
+batch-head; -inf is written "-inf" (JSON has no infinities). A matrix whose figure draws its cells gives each cell
+too (`cells`).
 """
 
 import math
