@@ -25,7 +25,7 @@ its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block th
 once (Br d s each), per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With
 ``p_in_shared`` P~ takes the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on
 every visited tile.
-The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``formulas.fa2_mma_shared``.
+The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``closed_forms.fa2_mma.shared``.
 """
 
 import numpy as np

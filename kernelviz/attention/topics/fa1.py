@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm
+from ..closed_forms import fa1
 from ..fa1 import flash_attention_1
 from ..figure_values import action, cells, last_before, plain, tiles_of
 
@@ -59,8 +60,8 @@ def answers(done, observed, keys_at):
 ALGORITHM = Algorithm(
     name="fa1",
     function=flash_attention_1,
-    bytes=formulas.fa1,
-    flops=flops.fa1,
+    bytes=fa1.hbm,
+    flops=fa1.flops,
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: [sum(tiles)] * batch_heads,  # a block per batch_head walks every block of rows

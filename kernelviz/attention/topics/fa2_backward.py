@@ -3,10 +3,11 @@ measured against the standard backward, which reads back the P its forward store
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import formulas
 from .._backward import traced
 from .._inputs import tiles
 from ..algorithm import Algorithm
+from ..closed_forms import fa2_backward
 from ..fa2 import flash_attention_2
 from ..fa2_backward import flash_attention_2_backward
 from ..figure_values import action, cells, plain, tiles_of
@@ -56,8 +57,9 @@ def answers(done, observed, keys_at):
 ALGORITHM = Algorithm(
     name="fa2-backward",
     function=traced(flash_attention_2, flash_attention_2_backward),
-    bytes=formulas.fa2_backward,
-    flops=flops.fa2_backward,
+    api=flash_attention_2_backward,
+    bytes=fa2_backward.hbm,
+    flops=fa2_backward.flops,
     minimum=formulas.compulsory_backward,
     family="backward",
     passes=2,

@@ -3,9 +3,10 @@ its options say how many splits and what a partial holds."""
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm, Option
+from ..closed_forms import flash_decoding as closed
 from ..figure_values import action, cells, plain, tiles_of
 from ..flash_decoding import flash_decoding, split_tiles
 
@@ -69,8 +70,8 @@ ALGORITHM = Algorithm(
             help="its partials: O, m, l (default) or normalized O and one log-sum-exp a row",
         ),
     ),
-    bytes=formulas.flash_decoding,
-    flops=flops.flash_decoding,
+    bytes=closed.hbm,
+    flops=closed.flops,
     minimum=formulas.compulsory,
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 7 * n_splits + 1),
     memory=lambda s: {"partials": 8 * s.n_splits * s.bh * s.br * (s.d + 2)},

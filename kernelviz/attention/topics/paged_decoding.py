@@ -4,8 +4,8 @@ token of the batch."""
 
 import numpy as np
 
-from .. import flops, formulas
 from ..algorithm import PAGED, Algorithm
+from ..closed_forms import paged_decoding as closed
 from ..figure_values import action, cells, plain
 from ..paged_decoding import paged_decoding
 
@@ -63,8 +63,8 @@ ALGORITHM = Algorithm(
     name="paged-decoding",
     function=paged_decoding,
     inputs=PAGED,
-    bytes=formulas.paged_decoding,
-    flops=flops.paged_decoding,
+    bytes=closed.hbm,
+    flops=closed.flops,
     extra=per_token,
     family=None,  # measured against the same batch's multi-head attention instead (its command's vs_mha)
     command="kernelviz.attention.paged_decoding_trace",
