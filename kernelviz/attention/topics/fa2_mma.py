@@ -7,6 +7,7 @@ from .. import formulas
 from ..algorithm import Algorithm, Option
 from ..closed_forms import fa2, fa2_mma
 from ..fa2_mma import flash_attention_2_mma
+from ..warp_values import warp_answers
 
 MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
 
@@ -61,4 +62,6 @@ ALGORITHM = Algorithm(
     slower=4,  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3),  # its shared traffic is summed, not recorded
     memory=memory,
+    observes=True,
+    answers=warp_answers,  # its figure draws each warp's registers (attention.warp_values)
 )

@@ -8,6 +8,7 @@ from .._inputs import tiles
 from ..algorithm import Algorithm, Option
 from ..closed_forms import fa2, fa2_mma
 from ..fa2_pipe import flash_attention_2_pipe
+from ..warp_values import warp_answers
 from .fa2_mma import ALGORITHM as MMA
 from .fa2_mma import STRAY, warps_problem
 
@@ -55,4 +56,7 @@ ALGORITHM = Algorithm(
     slower=MMA.slower,
     ledger_records=MMA.ledger_records,
     memory=MMA.memory,
+    observes=True,
+    # its figure: a ring of K/V buffers named as the HBM tiles, and no m register
+    answers=lambda done, observed, keys_at: warp_answers(done, observed, keys_at, shared_kv=False, with_m=False),
 )

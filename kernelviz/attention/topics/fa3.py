@@ -8,6 +8,7 @@ from ..algorithm import Algorithm, Option
 from ..closed_forms import fa2
 from ..closed_forms.fa3 import shared
 from ..fa3 import flash_attention_3
+from ..warp_values import warpgroup_answers
 
 STRAY = "{given}: fa3's (consumer warpgroups on Hopper), not {algo}'s"
 
@@ -42,4 +43,6 @@ ALGORITHM = Algorithm(
     slower=4,  # as fa2-mma: its warpgroups and 16-bit rounding
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3),  # its shared traffic is summed, not recorded
     memory=memory,
+    observes=True,
+    answers=warpgroup_answers,  # its figure draws each consumer's registers (attention.warp_values)
 )
