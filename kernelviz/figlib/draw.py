@@ -206,7 +206,7 @@ def _place(fig, grow):
     if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
         start = right + 0.4 * grow
-        stop = start + timeline.name_room(fig.time, grow) + 0.45 * (right - left)  # the bars: 0.45 of the memory's width
+        stop = start + timeline.name_room(fig.time, grow) + 0.45 * (right - left)  # bars: 0.45 of the memory
         time_texts, time_frame = timeline.place(fig.time, start, stop, below - 0.6, grow)
         texts += time_texts
     xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)]
