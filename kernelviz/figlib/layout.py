@@ -182,7 +182,7 @@ def place_owners(slots, top, grow=PHONE):
             s.caption_drop = caption_gap(grow) - caption_gap(1)
             _cells(s)
         left = min(s.left for s in row)
-        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.1, y, SMALL, owner))
+        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.3, y, SMALL, owner))  # clear of the row
         y -= REG_HEIGHT + gap
     return y + gap + REG_HEIGHT / 2 - 1.0, labels  # the columns' heads, and room under them at a phone's zoom
 
