@@ -201,7 +201,10 @@ def _place(fig, grow):
     texts += [(t, x, y, size) for t, x, y, size, owner in owned if owner is None]
     owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])
-    counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
+    last = fig.steps[-1]  # the counters' widest labels: their last counts
+    counters = [(counter_x(f"HBM {last.hbm} B", "HBM", left, grow), 3.9)]
+    if fig.counts_shared:
+        counters.append((counter_x(f"SRAM {last.shared} B", "SRAM", left, grow), below - 0.25))
     time_frame = None
     if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
@@ -220,6 +223,14 @@ def _place(fig, grow):
     top = min(end, time_frame[3]) - 0.1 - 0.15 * grow if by_top else end
     caption = (0, top, round(wrap, 4), grow, by_top)
     return texts, (grid, caption, counters, row_ticks(fig), owners, time_frame)
+
+
+def counter_x(label, word, left, grow):
+    """The centre of a counter's `label` (13 px) left of the `word` (15 px) centred at x = 0 on its line: 0.9 right
+    of `left`, or further left, as far as keeps the two apart where both are `grow` times as wide (a phone)."""
+    half = grow * layout.name_width(label) * layout.PROSE_EM / layout.NAME_EM / 2
+    word_half = grow * layout.name_width(word, 15) / 2
+    return min(left + 0.9, -word_half - 0.2 * grow - half)
 
 
 def diff(a, b):
