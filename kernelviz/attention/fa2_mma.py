@@ -25,7 +25,7 @@ its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block th
 once (Br d s each), per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With
 ``p_in_shared`` P~ takes the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on
 every visited tile.
-The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``formulas.fa2_mma_shared``.
+The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``closed_forms.fa2_mma.shared``.
 """
 
 import numpy as np
@@ -57,12 +57,25 @@ def fresh(bh, rows, d):
 
 
 def flash_attention_2_mma(
-    q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype="float16", scale=None, sram_budget=None, p_in_shared=False
+    q,
+    k,
+    v,
+    *,
+    Br=64,
+    Bc=64,
+    warps=4,
+    causal=False,
+    dtype="float16",
+    scale=None,
+    sram_budget=None,
+    p_in_shared=False,
+    observe=None,
 ):
     """Run FA2 on tensor cores on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Returns an
     AttentionResult with o, lse and the ledger (HBM transfers, and shared-memory traffic). Raises ValueError naming
     the argument on bad input (dtype float32: tensor cores take 16-bit operands), SramBudgetError if a block does not
-    fit."""
+    fit. `observe` (the figure's answers, attention.figure_values): called as observe(i, j, w, S=Sij, P=P~, m=m, l=l,
+    O=acc) after warp w of block i folds tile j into its registers (P~ rounded to 16 bits, acc not divided by l)."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc, warps = positive_int("Br", Br), positive_int("Bc", Bc), positive_int("warps", warps)
     code, rows = SIXTEEN_BIT[dtype], -(-Br // warps)
@@ -78,8 +91,11 @@ def flash_attention_2_mma(
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
+    last = {}
+
     def rounded(p):  # P~ as the A operand of the P V mma: 16 bits
-        return half.round(p, code)
+        last["P"] = half.round(p, code)
+        return last["P"]
 
     o = np.empty(q.shape, np.float16 if dtype == "float16" else np.float32)
     lse = np.empty((bh, n), np.float32)
@@ -113,6 +129,8 @@ def flash_attention_2_mma(
                 if b > a:
                     Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)
                     state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
+                    if observe is not None:
+                        observe(i, j, w, S=Sij, P=last["P"], **dict(zip("mlO", state[w], strict=True)))
         for (a, b), (m_w, l_w, acc) in zip(own, state, strict=True):  # O, L: registers -> HBM
             if b > a:
                 Ow, Lw = finish(m_w, l_w, acc, ledger.flops)

@@ -47,12 +47,25 @@ STAGES = 2  # the ring of K/V tiles (FA3_STAGES in fa3.cu): what shared memory h
 
 
 def flash_attention_3(
-    q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype="float16", scale=None, sram_budget=None
+    q,
+    k,
+    v,
+    *,
+    Br=128,
+    Bc=128,
+    warpgroups=2,
+    causal=False,
+    dtype="float16",
+    scale=None,
+    sram_budget=None,
+    observe=None,
 ):
     """Run FA3 on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Shared memory held: Qi and a ring
     of STAGES tiles of K and of V, as fa3.cu's. Returns an AttentionResult with o, lse and the ledger (HBM transfers,
     and shared-memory traffic). Raises ValueError naming the argument on bad input (dtype float32: wgmma takes
-    16-bit operands), SramBudgetError if a block does not fit."""
+    16-bit operands), SramBudgetError if a block does not fit. `observe` (the figure's answers,
+    attention.figure_values): called as observe(i, j, w, S=Sij, P=P~, m=m, l=l, O=acc) after warpgroup w of block i
+    folds tile j into its registers (P~ rounded to 16 bits, acc not divided by l)."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     warpgroups = positive_int("warpgroups", warpgroups)
@@ -68,8 +81,11 @@ def flash_attention_3(
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
+    last = {}
+
     def rounded(p):  # P~ as wgmma's A operand from registers: 16 bits
-        return half.round(p, code)
+        last["P"] = half.round(p, code)
+        return last["P"]
 
     o = np.empty(q.shape, np.float16 if dtype == "float16" else np.float32)
     lse = np.empty((bh, n), np.float32)
@@ -105,6 +121,8 @@ def flash_attention_3(
                 if b > a:
                     Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)
                     state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
+                    if observe is not None:
+                        observe(i, j, w, S=Sij, P=last["P"], **dict(zip("mlO", state[w], strict=True)))
         ledger.smem("O", STORE, Br * d * s, **smem)  # the epilogue: registers -> SRAM, and the TMA store reads it
         ledger.smem("O", LOAD, Br * d * s, **smem)
         if not visits:  # the mask hides every key from every row: O = 0, L = -inf, nothing loaded
