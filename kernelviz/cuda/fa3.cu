@@ -32,6 +32,7 @@ using u64 = uint64_t;             // mbarriers and matrix descriptors
 using u8 = unsigned char;
 using u64 = unsigned long long;
 #endif
+#include "mma_sm80.h"  // pack2: cvt of two floats to a 16-bit pair, as fa2_mma.cu rounds P
 
 // Shared memory of a block: Q (Br x D), the ring of K_j, V_j (STAGES x Bc x D each), 16-bit, then the mbarriers, and
 // 1 KiB to round the start up to the 1,024 bytes a 128-byte swizzle atom needs (8 rows of 128 bytes).
@@ -242,19 +243,6 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4]
 
 // endregion
 #endif
-
-// cvt: two floats rounded to 16 bits (nearest even) in one register, lo in the low half
-template <int BF16>
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-#ifdef KVSHIM
-    return kvshim::pack_half2(lo, hi, BF16);
-#else
-    unsigned r;
-    if constexpr (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-#endif
-}
 
 // Keeps the compiler from moving reads of d above the wgmma_wait before it (the asm wgmma wrote d when issued, as
 // far as it knows); nothing to do on the CPU

@@ -44,6 +44,8 @@ def stale_warnings(tables):
 
 
 def page_html(filename, uses, context, stylesheets, tables):
+    """The whole-file page of `filename`: a kernel's .cu, with the compilers' report on it, or a header the kernels
+    include (mma_sm80.h), with links to theirs."""
     kernel = next((k for k, f in kernels.FILES.items() if f == filename), None)
     title = f"{filename}: the whole kernel"
     body = [
@@ -51,7 +53,7 @@ def page_html(filename, uses, context, stylesheets, tables):
         "page cites is marked, from its <code>// region:</code> line to its <code>// endregion</code>, with the "
         "steps that quote it. A name links to the line that declares it.</p>",
         _regions_list(filename, uses),
-        _report_html(kernel, tables),
+        _report_html(kernel, tables) if kernel else _includers_html(filename),
         '<h2 id="source">Source</h2>',
         f'<pre class="kv-code kv-cuda-file">{_source_html(filename)}</pre>',
     ]
@@ -82,6 +84,21 @@ def _regions_list(filename, uses):
             + "</li>"
         )
     return f'<h2 id="regions">Regions</h2><ul class="kv-region-list">{"".join(items)}</ul>'
+
+
+def includers(header):
+    """The .cu files of the kernels that #include `header` (a file beside them), in the registry's order."""
+    line = f'#include "{header}"'
+    return [f for f in kernels.FILES.values() if line in (kernels.FOLDER / f).read_text()]
+
+
+def _includers_html(header):
+    """A header's stand-in for the report: the kernels it is compiled into, each linked to its whole-kernel page."""
+    links = ", ".join(f'<a href="{cuda_code.page_of(f)}"><code>{escapeHtml(f)}</code></a>' for f in includers(header))
+    return (
+        '<h2 id="report">What the compiler reports</h2><p>A header: the compilers build it as part of each kernel '
+        f"that includes it ({links or 'none'}), whose page reports registers, shared memory and spills.</p>"
+    )
 
 
 def _report_html(kernel, tables):

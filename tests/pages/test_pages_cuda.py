@@ -90,6 +90,17 @@ def test_the_whole_kernel_pages_hold_every_line_and_the_compilers_report(site):
         assert names == set(compile.instances(kernel)), kernel
 
 
+def test_the_header_page_holds_every_line_and_sends_to_the_kernels_that_compile_it(site):
+    """mma_sm80.h, cited for its mma and ldmatrix, has a whole-file page; in place of a compiler report (a header has
+    none of its own) it links the three kernels that include it."""
+    whole = site["mma_sm80.h.html"]
+    source = (kernels.FOLDER / "mma_sm80.h").read_text().splitlines()
+    assert re.findall(r'id="L(\d+)"', whole) == [str(n) for n in range(1, len(source) + 1)]
+    report = re.search(r'<h2 id="report">.*?</p>', whole, re.S).group(0)
+    assert re.findall(r'href="([^"]+)"', report) == ["fa2_mma.cu.html", "fa2_pipe.cu.html", "fa3.cu.html"]
+    assert "No compiler report" not in whole
+
+
 def step_list(page_html, site):
     scene = unpack(json.loads(site[scene_file(page_html)]))
     return next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
