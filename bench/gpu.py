@@ -13,9 +13,10 @@ device-to-device copy bandwidth measured at the start, and time / baseline time,
 Needs PyTorch and CuPy with a GPU (pip install -e '.[gpu]'); without them it says why and exits 0, or 1 with
 KERNELVIZ_REQUIRE_GPU=1 in the environment.
 
-The times of our own kernels (fa1, fa2, flash decoding) are also written, with the machine's name, to a results file
-(``--results PATH``, default bench/results/gpu.json; ``--results ''`` writes none), the file the site builder reads
-to draw measured points on each kernel page's roofline (kernelviz/roofline/measured.py says its form).
+The times of our own kernels (fa1, fa2, flash decoding, and the tensor-core ones at their default options) are also
+written, with the machine's name, to a results file (``--results PATH``, default bench/results/gpu.json;
+``--results ''`` writes none), the file the site builder reads to draw measured points on each kernel page's
+roofline (kernelviz/roofline/measured.py says its form).
 """
 
 import argparse
@@ -98,16 +99,19 @@ def sdpa(backend, q, k, v):
 
 
 RESULTS = Path(__file__).resolve().parent / "results" / "gpu.json"
-ALGORITHM = {"fa1": "fa1", "fa2": "fa2", "flash_decoding": "flash-decoding"}  # kernel -> attention algorithm
+DTYPES = {"fp16": "float16", "bf16": "bfloat16", "fp32": "float32"}  # the tables' labels -> the results file's
 
 
 def run_record(kernel, dtype, bh, n, d, n_kv=None, splits=None):
-    """What the results file says of one run of our `kernel` (measured.py's form), without its time yet."""
+    """What the results file says of one run of our `kernel` (measured.py's form), without its time yet: the
+    algorithm is the one the kernel's record (kernelviz/cuda/topics) says it runs."""
     from kernelviz.cuda import kernels
+    from kernelviz.cuda.topics import TOPICS
 
+    algorithm = next(k.algorithm for k in TOPICS if k.name == kernel)
     br, bc = kernels.default_tiles(kernel, d)
-    return {"algorithm": ALGORITHM[kernel], "kernel": kernel, "dtype": dtype, "N": n, "N_kv": n_kv or n, "d": d,
-            "Br": br, "Bc": bc, "batch_heads": bh, "causal": False, "splits": splits}  # fmt: skip
+    return {"algorithm": algorithm, "kernel": kernel, "dtype": DTYPES.get(dtype, dtype), "N": n, "N_kv": n_kv or n,
+            "d": d, "Br": br, "Bc": bc, "batch_heads": bh, "causal": False, "splits": splits}  # fmt: skip
 
 
 def gpu_key(name):
@@ -222,7 +226,9 @@ def tensor_cores(table):
                 kernels += [("fa3", "fa3", {})] if hopper else []
                 for label, kernel, options in kernels:
                     go, out = launch.prepare(kernel, q, k, v, dtype=dtype, **options)
-                    table.add(label, dtype, shape, timed(go), flops, nbytes, base)
+                    # the results file keeps each kernel as it runs by default (fa2_pipe: two stages)
+                    run = run_record(kernel, dtype, HEADS, n, d) if options.get("stages", 2) == 2 else None
+                    table.add(label, dtype, shape, timed(go), flops, nbytes, base, run=run)
                     if n <= 4096 and flash is not None:  # one correctness spot check per shape, against SDPA FLASH
                         go()
                         o = torch.as_tensor(out["O"].view("int16"), device="cuda").view(torch_dtype)

@@ -67,7 +67,7 @@ VARIANTS = (  # each dtype with and without the mask, each with both stages; rag
 
 KERNEL = Kernel(
     name="fa2_pipe",
-    algorithm=None,
+    algorithm="fa2-pipe",
     default_tiles=lambda d: (PIPE_BR, PIPE_BC),
     shared_bytes=lambda tiles, d: [0],  # static: none; dynamic_bytes is the launch's
     launches=launches,
