@@ -237,6 +237,7 @@ class Kernel:
     compiled_options: tuple = ({},)  # the option sets compile.instances builds (the report's rows)
     archs: tuple = ARCHS  # the architectures it is compiled for (sm_90a: Hopper's own instructions)
     head_dims: tuple | None = None  # the head dimensions it is built for, where not any
+    dynamic_bytes: Callable = None  # (tiles, d) -> dynamic shared memory a block takes (default options); None: 0
 
     @property
     def file(self):

@@ -70,6 +70,7 @@ KERNEL = Kernel(
     algorithm="fa2-pipe",
     default_tiles=lambda d: (PIPE_BR, PIPE_BC),
     shared_bytes=lambda tiles, d: [0],  # static: none; dynamic_bytes is the launch's
+    dynamic_bytes=dynamic_bytes,
     launches=launches,
     arguments=qkv_arguments,
     shared_formula="2*(Br + 2*stages*Bc)*D (dynamic; D + 8 unswizzled)",

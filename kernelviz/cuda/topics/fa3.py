@@ -87,6 +87,7 @@ KERNEL = Kernel(
     algorithm="fa3",
     default_tiles=default_tiles,
     shared_bytes=lambda tiles, d: [0],  # static: none; dynamic_bytes is the launch's
+    dynamic_bytes=dynamic_bytes,
     launches=launches,
     arguments=arguments,
     shared_formula="1024 + 2*Br*D + 8*Bc*D + 40 (dynamic)",
