@@ -158,7 +158,7 @@ def test_shared_memory_in_the_prose_is_what_the_compiler_reports(site):
             n = spec.get("N_kv", spec["N"])
         plan = kernels.plan(kernel, 1, n, spec["d"], tiles, n_splits=spec.get("splits", 1))
         planned = next(p for p in plan if p.name.startswith(f"{launch}<"))
-        built = nvrtc.build(kernel, [p.name for p in plan], compile.kernels.archs(kernel)[-1])
+        built = nvrtc.build(kernel, [p.name for p in plan], kernels.archs(kernel)[-1])
         static = built.rows[planned.name].shared_bytes  # ptxas's; the dynamic bytes are the host's to give
         assert value == static + planned.dynamic_bytes, (path.name, expr, planned.name)
 
