@@ -32,6 +32,7 @@ the swizzle (16-bit elements, W the swizzle width in bytes; mn the row of A or t
 from pathlib import Path
 
 from . import cpp_header
+from .swizzle import cute_swizzle
 
 HEADER = Path(__file__).parent / "cpu" / "hopper_layouts.h"
 WARPGROUP = 128
@@ -56,8 +57,8 @@ def swizzle(address, width):
     """The physical byte address of logical `address` under a swizzle of `width` bytes (0, 32, 64 or 128)."""
     if width not in SWIZZLES:
         raise ValueError(f"swizzle must be one of {SWIZZLES} bytes, not {width}")
-    mask = {0: 0, 32: 1, 64: 3, 128: 7}[width]
-    return address ^ (((address >> 7) & mask) << 4)
+    bits = {0: 0, 32: 1, 64: 2, 128: 3}[width]  # Swizzle<bits, 4, 3>: 2^bits 16-byte chunks of a line permuted
+    return cute_swizzle(address, bits, 4, 3)
 
 
 def encode_desc(start, lbo, sbo, width, base=0):
