@@ -23,6 +23,7 @@
 #ifndef INFINITY
 #define INFINITY __int_as_float(0x7f800000)
 #endif
+#include "dynamic_smem.h"
 #include "swizzle.h"
 
 // The PTX, one instruction a function: mma_m16n8k16, ldmatrix_x4, pack2 (cvt), cp_async16, cp_async_commit and
@@ -80,11 +81,7 @@ __global__ void __launch_bounds__(2*Br) fa2_pipe(const unsigned short* Q, const 
 
     // SRAM, dynamic (the host sizes it): Qi [Br][S], then STAGES pairs of buffers Kj, Vj [Bc][S]. Registers, per
     // lane: Q's A fragments, S and O's accumulators, m and l of its two rows (g and g + 8 of the warp's 16)
-#ifdef KVSHIM
-    unsigned short* sram = kvshim::dynamic_shared<unsigned short>();  // the shim's: extern cannot be static
-#else
-    extern __shared__ __align__(128) unsigned short sram[];
-#endif
+    KV_DYNAMIC_SMEM(unsigned short, sram, 128);  // unsigned short* sram: extern __shared__ (dynamic_smem.h)
     unsigned short* Qi = sram;
     unsigned q[D/16][4];
     float s[Bc/8][4], o[D/8][4] = {};

@@ -32,6 +32,7 @@ using u64 = uint64_t;             // mbarriers and matrix descriptors
 using u8 = unsigned char;
 using u64 = unsigned long long;
 #endif
+#include "dynamic_smem.h"
 #include "mma_sm80.h"  // pack2: cvt of two floats to a 16-bit pair, as fa2_mma.cu rounds P
 
 // Shared memory of a block: Q (Br x D), the ring of K_j, V_j (STAGES x Bc x D each), 16-bit, then the mbarriers, and
@@ -47,8 +48,6 @@ __host__ __device__ constexpr int fa3_shared_bytes(int Bc, int D) {
 #ifndef __cuda_cuda_h__  // cuda.h's own, where a host file included it
 struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };  // made on the host by cuTensorMapEncodeTiled
 #endif
-// dynamic shared memory, from a 1,024-byte boundary (the swizzle atom)
-#define KV_DYNAMIC_SMEM(name) extern __shared__ __align__(1024) u8 name##_[]; u8* name = name##_
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {  // the shared-window address of a pointer into SRAM
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -199,7 +198,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ CUtensorMa
 
     // SRAM, from a 1,024-byte boundary: Qs [2 warpgroups][CB][64 rows][64 columns], Ks and Vs [STAGES][CB][Bc][64],
     // each 64-column box as the TMA writes it with the 128-byte swizzle; then the mbarriers
-    KV_DYNAMIC_SMEM(smem);
+    KV_DYNAMIC_SMEM(u8, smem, 1024);  // u8* smem: extern __shared__ (dynamic_smem.h)
     u8* base = smem + (1024 - smem_addr(smem)%1024)%1024;
     u8 *Qs = base, *Ks = Qs + Q_BYTES, *Vs = Ks + STAGES*KV_BYTES;
     u64* full_q = reinterpret_cast<u64*>(Vs + STAGES*KV_BYTES);

@@ -35,8 +35,9 @@ BUILTINS = frozenset(
     )
 )
 # (u8, u64, TensorMap, CUtensorMap: the types fa3.cu names with `using` and a struct, for TMA and mbarriers;
-# KV_DYNAMIC_SMEM(name): the one macro a kernel's code calls, which declares `name`, its dynamic shared memory)
-_DYNAMIC_SMEM = re.compile(r"\bKV_DYNAMIC_SMEM\(\s*([A-Za-z_]\w*)\s*\)")
+# KV_DYNAMIC_SMEM(T, name, ALIGN): the one macro a kernel's code calls, which declares `name`, its dynamic shared
+# memory)
+_DYNAMIC_SMEM = re.compile(r"\bKV_DYNAMIC_SMEM\([^,()]*,\s*([A-Za-z_]\w*)\s*,[^()]*\)")
 TYPES = (
     r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*"
     r"(?:int|float|bool|long|double|char|void|auto|short|unsigned|u8|u64|TensorMap|CUtensorMap)\b"
