@@ -17,8 +17,8 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
-// The PTX, one instruction a function: mma_m16n8k16, ldmatrix_x4 and pack2 (cvt), shared with fa2_pipe.cu
-#include "mma_sm80.h"
+// The PTX, one instruction a function, shared with fa2_pipe.cu (on the CPU shim, cpu/warp.h does what it does)
+#include "mma_sm80.h"  // mma_m16n8k16 (mma.sync), ldmatrix_x4 (ldmatrix), pack2 (cvt) and fa2_pipe's cp.async
 
 // region: copy
 // 16 bytes (8 elements) from src to dst, or zeros when src is null

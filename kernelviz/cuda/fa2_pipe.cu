@@ -26,9 +26,9 @@
 #include "dynamic_smem.h"
 #include "swizzle.h"
 
-// The PTX, one instruction a function: mma_m16n8k16, ldmatrix_x4, pack2 (cvt), cp_async16, cp_async_commit and
-// cp_async_wait<N>, shared with fa2_mma.cu (on the CPU shim, cpu/warp.h and cpu/async.h do what they do: KVSHIM)
-#include "mma_sm80.h"
+// The PTX, one instruction a function, shared with fa2_mma.cu (on the CPU shim, cpu/warp.h and cpu/async.h do what
+// they do: KVSHIM)
+#include "mma_sm80.h"  // mma_m16n8k16, ldmatrix_x4, pack2 (cvt), cp_async16, cp_async_commit, cp_async_wait<N>
 
 // region: wait_newer
 // wait_group `newer` (0 <= newer <= MAX), its operand an immediate: all but the `newer` newest groups landed

@@ -53,7 +53,7 @@ def page_html(filename, uses, context, stylesheets, tables):
         "page cites is marked, from its <code>// region:</code> line to its <code>// endregion</code>, with the "
         "steps that quote it. A name links to the line that declares it.</p>",
         _regions_list(filename, uses),
-        _report_html(kernel, tables) if kernel else _includers_html(filename),
+        _includers_html(filename) if filename.endswith(".h") else _report_html(kernel, tables),
         '<h2 id="source">Source</h2>',
         f'<pre class="kv-code kv-cuda-file">{_source_html(filename)}</pre>',
     ]
