@@ -4,7 +4,10 @@
 VENV := .venv
 PY := $(VENV)/bin/python
 WEB_SOURCES := $(shell find web/src -type f 2>/dev/null) web/build.mjs kernelviz/pie/scene.schema.json \
-	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py
+	kernelviz/attention/formulas.py kernelviz/attention/flops.py kernelviz/attention/js_port.py \
+	$(wildcard kernelviz/attention/closed_forms/*.py) \
+	$(wildcard kernelviz/attention/*.py kernelviz/attention/topics/*.py) kernelviz/roofline/__init__.py \
+	kernelviz/roofline/js_bound.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -38,7 +41,8 @@ web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-web/dist/.built: web/node_modules/.installed $(WEB_SOURCES)
+# after the package: the generators of web/.gen/topics.js and bound.js import it (web/build.mjs takes .venv's Python)
+web/dist/.built: web/node_modules/.installed $(VENV)/.installed $(WEB_SOURCES)
 	cd web && node build.mjs
 	touch $@
 

@@ -18,12 +18,16 @@
 // The Scene validator is generated from kernelviz/pie/scene.schema.json (Ajv standalone code), so Python and the
 // browser check the same schema; import it as `kernelviz:validate-scene`. The closed forms are generated too:
 // kernelviz/attention/js_port.py translates formulas.py and flops.py into web/.gen/formulas.js and flops.js, which
-// src/explorer/formulas.js and src/roofline/flops.js re-export (any Python 3 runs it: $PYTHON, else python3).
+// src/explorer/formulas.js and src/roofline/flops.js re-export (any Python 3 runs it), and the
+// algorithm records become data: kernelviz/attention/js_topics.py writes web/.gen/topics.js (each record's family,
+// baseline, options and closed forms, so no browser code names an algorithm) and kernelviz/roofline/js_bound.py
+// web/.gen/bound.js (the roofline's units, which model.js's bound evaluates), and js_words.py web/.gen/words.js (the
+// units bytes and times are said in); these import the package (NumPy).
 import { build } from 'esbuild';
 import Ajv2020 from 'ajv/dist/2020.js';
 import standaloneCode from 'ajv/dist/standalone/index.js';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,9 +63,19 @@ function copyAssets() {
   for (const f of PYODIDE_FILES) cpSync(join(modules, 'pyodide', f), join(dist, 'pyodide', f));
 }
 
+// The Python that generates them: $PYTHON, else the repository's .venv (make builds it first), else python3
+const venvPython = join(here, '..', '.venv', 'bin', 'python');
+const python = process.env.PYTHON || (existsSync(venvPython) ? venvPython : 'python3');
+
 function generateClosedForms() {
   const script = join(here, '..', 'kernelviz', 'attention', 'js_port.py');
-  execFileSync(process.env.PYTHON || 'python3', [script, gen], { stdio: 'inherit' });
+  execFileSync(python, [script, gen], { stdio: 'inherit' });
+  // the records' data (js_topics: web/.gen/topics.js), the words' units (js_words) and the roofline's (js_bound:
+  // web/.gen/bound.js) import the package (NumPy too), so they run as modules from the repository's root
+  const generators = ['kernelviz.attention.js_topics', 'kernelviz.attention.js_words', 'kernelviz.roofline.js_bound'];
+  for (const module of generators) {
+    execFileSync(python, ['-m', module, gen], { stdio: 'inherit', cwd: join(here, '..') });
+  }
 }
 
 const validator = generateValidator();

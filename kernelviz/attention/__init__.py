@@ -18,23 +18,19 @@ Paged decoding takes a batch of sequences in a paged K/V cache instead (see ``pa
     done.result.ledger.numbers()                      # and the pages' {{ trace }} numbers share (``runs``)
 """
 
-from . import flops, formulas
+from . import closed_forms, flops, formulas  # noqa: F401 - closed_forms: for what it publishes into the other two
 from ._backward import BackwardResult
 from ._inputs import AttentionResult
-from .fa1 import flash_attention_1
-from .fa2 import flash_attention_2
-from .fa2_backward import flash_attention_2_backward
-from .fa2_mma import flash_attention_2_mma
-from .fa3 import flash_attention_3
-from .flash_decoding import flash_decoding
 from .ledger import Ledger, SramBudgetError, Transfer
 from .paged_cache import random_batch
-from .paged_decoding import paged_decoding
 from .reference import attention_backward_fp64, attention_fp64, paged_attention_fp64
 from .runs import ALGORITHMS, FLOP_FORMULAS, FORMULAS, SOFTMAX, Run, closed_form, run
-from .softmax import SoftmaxResult, naive_softmax, online_softmax, online_softmax_output, safe_softmax
-from .standard import standard_attention
-from .standard_backward import standard_attention_backward
+from .softmax import SoftmaxResult
+from .topics import TOPICS
+
+# Each algorithm's function, by its own name (flash_attention_2): the registry's records say which (``Algorithm.api``)
+PUBLIC = {record.public.__name__: record.public for record in TOPICS if record.public is not None}
+globals().update(PUBLIC)
 
 __all__ = [
     "ALGORITHMS",
@@ -51,22 +47,11 @@ __all__ = [
     "attention_backward_fp64",
     "attention_fp64",
     "closed_form",
-    "flash_attention_1",
-    "flash_attention_2",
-    "flash_attention_2_backward",
-    "flash_attention_2_mma",
-    "flash_attention_3",
-    "flash_decoding",
     "flops",
     "formulas",
-    "naive_softmax",
-    "online_softmax",
-    "online_softmax_output",
     "paged_attention_fp64",
-    "paged_decoding",
     "random_batch",
     "run",
-    "safe_softmax",
-    "standard_attention",
-    "standard_attention_backward",
 ]
+__all__.extend(PUBLIC)
+__all__.sort(key=lambda name: (not name.isupper(), not name[0].isupper(), name))  # constants, classes, functions

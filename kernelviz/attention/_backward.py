@@ -66,13 +66,15 @@ def traced(forward, backward, needs=("o", "do", "lse")):
     """A function f(q, k, v, **options) for ``ALGORITHMS``: run `forward` for o and lse, draw dO (seed DO_SEED),
     run `backward` on q, k, v and what it `needs` of o, do, lse, with the same options, and return its
     BackwardResult with the forward's o and lse. The ledger is the backward's alone: the forward's traffic is the
-    forward algorithm's own entry."""
+    forward algorithm's own entry. `observe`, where given, goes to `backward` (its record ``observes``)."""
 
-    def run(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None):
+    def run(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None, observe=None):
         options = dict(Br=Br, Bc=Bc, causal=causal, dtype=dtype, scale=scale)
         fwd = forward(q, k, v, **options)
         saved = dict(o=fwd.o, do=np.random.default_rng(DO_SEED).standard_normal(fwd.o.shape), lse=fwd.lse)
-        result = backward(q, k, v, *(saved[name] for name in needs), sram_budget=sram_budget, **options)
+        given = [saved[name] for name in needs]
+        watch = {} if observe is None else {"observe": observe}  # the backward's carries (a record that observes)
+        result = backward(q, k, v, *given, sram_budget=sram_budget, **options, **watch)
         result.o, result.lse, result.do = fwd.o, fwd.lse, saved["do"].astype(fwd.o.dtype)
         return result
 

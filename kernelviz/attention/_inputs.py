@@ -208,16 +208,19 @@ def finish(m_i, l_i, acc, flops=None):
     return o, lse.astype(np.float32)
 
 
-def combine(m_part, l_part, o_part, flops=None):
+def combine(m_part, l_part, o_part, flops=None, observe=None):
     """Merge the partial results of splits (flash decoding's combine): m_part and l_part (S, ...), o_part (S, ..., d),
     split first. Returns O = sum_s e^(m_s - m_g) o_s / l_g with m_g = max_s m_s and l_g = sum_s e^(m_s - m_g) l_s, in
     float32. A split that saw no key (m = -inf, l = 0, o = 0) weighs 0; a row no split saw gets O = 0. `flops`:
     counts, over the m_part.size partials, the max, the subtraction, w * l and its sum (4 each), w * o and its sum
-    (2 each of o_part's elements), one division an output element, and one exponential a partial."""
+    (2 each of o_part's elements), one division an output element, and one exponential a partial. `observe`: called as
+    observe(m=m_g, l=l_g, O=acc), the sums before the division (the figure's answers, attention.figure_values)."""
     m_g = m_part.max(0)
     w = np.exp(m_part - safe_max(m_g))  # exp(m_s - m_g); 0 for empty splits
     l_g = (w * l_part).sum(0)
     acc = (w[..., None] * o_part).sum(0)
+    if observe is not None:
+        observe(m=m_g, l=l_g, O=acc)
     if flops is not None:
         flops.add(OTHER, 4 * m_part.size + 2 * o_part.size + acc.size)
         flops.add(EXP, m_part.size)

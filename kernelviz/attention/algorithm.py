@@ -169,6 +169,7 @@ class Algorithm:
     dtypes_why: str = ""  # why it takes only those (a clause), where it differs from the others
     known_as: str = ""  # a few words the errors say it with ("tensor cores")
     instruction: str | None = None  # the tensor-core instruction family its kernel issues ("mma.sync"; roofline.units)
+    block: Callable | None = None  # (Br, Bc, d, itemsize) -> {tile: bytes} one block holds on chip (the explorer's)
     extra: Callable | None = None
     per_block: Callable | None = None  # ledger -> [K/V tiles block 0, 1, ... of (batch, head) 0 visits]
     grid: Callable | None = None  # (tiles per block, batch_heads) -> the work of each block of its grid, launch order
@@ -181,6 +182,12 @@ class Algorithm:
     lighter: str = ""  # what to run instead when it does not fit in memory (the CLI's advice), or ""
     observes: bool = False  # its function takes observe=, called with its carries as it runs (runs.run)
     answers: Callable | None = None  # (Run, observed, [(step key, at)]) -> its figure's values (site.answers)
+    api: Callable | bool = True  # what kernelviz.attention exports for it: its function, another, or nothing (False)
+
+    @property
+    def public(self):
+        """The function kernelviz.attention exports for it under its own name (``api``), or None."""
+        return self.function if self.api is True else (self.api or None)
 
     @property
     def sizes(self):

@@ -24,9 +24,13 @@ from .ledger import Ledger
 KERNEL = "fa1"
 
 
-def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None):
+def flash_attention_1(
+    q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None, observe=None
+):
     """Run FlashAttention 1 on q (BH, N, d), k and v (BH, N_kv, d). Returns an AttentionResult with o, lse and
-    the ledger. Raises ValueError naming the argument on bad input, SramBudgetError if a block does not fit."""
+    the ledger. Raises ValueError naming the argument on bad input, SramBudgetError if a block does not fit.
+    `observe`: called as observe(i, j, S=Sij, m=m_i, l=l_i, O=Oi) after block i folds K/V tile j in, with the
+    carries it writes back to HBM (the figure's answers, attention.figure_values); each array is (BH, ...)."""
     q, k, v, scale, dt = check_qkv(q, k, v, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     bh, n, d = q.shape
@@ -72,6 +76,8 @@ def flash_attention_1(q, k, v, *, Br=64, Bc=64, causal=False, dtype="float32", s
             ledger.flops.add("other", Oi.size)  # l_i * Oi: back from normalized
             Oi, _ = finish(m_new, l_new, acc, ledger.flops)
             O_hbm[:, r0:r1], l_hbm[:, r0:r1], m_hbm[:, r0:r1] = Oi.astype(dt), l_new, m_new
+            if observe is not None:
+                observe(i, j, S=Sij, m=m_new, l=l_new, O=O_hbm[:, r0:r1])
             for name, nbytes in (("O", rows), ("l", (r1 - r0) * 4), ("m", (r1 - r0) * 4)):
                 ledger.write(name, i, nbytes, step=step, **at)
     _, lse = finish(m_hbm, l_hbm, np.zeros((bh, n, 1), np.float32))  # for the API: no kernel's work

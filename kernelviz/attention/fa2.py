@@ -32,6 +32,7 @@ from ._inputs import (
     visible_tiles,
     write_unseen,
 )
+from .fa2_block import tiles as block_tiles
 from .ledger import Ledger
 
 KERNEL = "fa2"
@@ -53,9 +54,7 @@ def flash_attention_2(
     for name, nbytes in (("Q", q.nbytes), ("K", k.nbytes), ("V", v.nbytes), ("O", q.nbytes)):
         ledger.hbm(name, nbytes)
     ledger.hbm("L", bh * n * STAT_BYTES)
-    ledger.shared(
-        KERNEL, Qi=Br * d * s, Kj=Bc * d * s, Vj=Bc * d * s, Sij=Br * Bc * 4, Oi=Br * d * 4, mi=Br * 4, li=Br * 4
-    )
+    ledger.shared(KERNEL, **block_tiles(Br, Bc, d, s))
 
     o = np.empty(q.shape, dt)
     lse = np.empty((bh, n), np.float32)

@@ -49,12 +49,14 @@ DQ_BYTES = 4  # dQ accumulates in float32 in HBM
 
 
 def flash_attention_2_backward(
-    q, k, v, o, do, lse, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None
+    q, k, v, o, do, lse, *, Br=64, Bc=64, causal=False, dtype="float32", scale=None, sram_budget=None, observe=None
 ):
     """The gradients of attention with respect to q (BH, N, d), k and v (BH, N_kv, d), given the forward's o
     (BH, N, d) and lse (BH, N; -inf for a fully masked row), and the upstream gradient do (BH, N, d). Returns a
     BackwardResult with dq, dk, dv and the ledger. Raises ValueError naming the argument on bad input,
-    SramBudgetError if a block does not fit."""
+    SramBudgetError if a block does not fit. `observe` (the figure's answers, attention.figure_values): called as
+    observe(i, Δ=Δi) after the preprocess of block i of rows, and as observe(i, j, P=Pij, dV=dVj, dS=dSij,
+    dQ_read=dQi, dQ=dQi, dK=dKj) after main block j takes block i of rows (dQ_read: dQi before its add)."""
     q, k, v, o, do, lse, scale, dt = check_backward(q, k, v, o, do, lse, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     bh, n, d = q.shape
@@ -94,6 +96,8 @@ def flash_attention_2_backward(
         delta[:, r0:r1] = (do[:, r0:r1].astype(f32) * o[:, r0:r1].astype(f32)).sum(-1)
         ledger.flops.add(OTHER, 2 * bh * (r1 - r0) * d)  # dO * O, the row sum
         dq[:, r0:r1] = 0
+        if observe is not None:
+            observe(i, Δ=delta[:, r0:r1])
         ledger.write("Δ", i, (r1 - r0) * STAT_BYTES, step=0, **at)
         ledger.write("dQ", i, (r1 - r0) * d * DQ_BYTES, step=0, **at)
 
@@ -126,6 +130,7 @@ def flash_attention_2_backward(
             flops.matmul(Pij.transpose(0, 2, 1).shape, dOi.shape)
             flops.matmul(dOi.shape, Vj.transpose(0, 2, 1).shape)
             ledger.read("dQ", i, rows * d * DQ_BYTES, step=step, **at)  # the atomic add: read ...
+            read = dq[:, r0:r1].copy() if observe is not None else None
             dq[:, r0:r1] += f32(scale) * np.matmul(dSij, Kj)
             flops.matmul(dSij.shape, Kj.shape)
             flops.add(OTHER, 2 * bh * rows * d)  # scale, add
@@ -133,6 +138,9 @@ def flash_attention_2_backward(
             dKj += f32(scale) * np.matmul(dSij.transpose(0, 2, 1), Qi.astype(f32))
             flops.matmul(dSij.transpose(0, 2, 1).shape, Qi.shape)
             flops.add(OTHER, 2 * dKj.size)  # scale, add
+            if observe is not None:
+                seen = dict(P=Pij, dV=dVj.copy(), dS=dSij, dQ_read=read, dQ=dq[:, r0:r1].copy(), dK=dKj.copy())
+                observe(i, j, **seen)
         dk[:, c0:c1], dv[:, c0:c1] = dKj.astype(dt), dVj.astype(dt)
         ledger.write("dK", j, (c1 - c0) * d * s, step=step + 1, **at)
         ledger.write("dV", j, (c1 - c0) * d * s, step=step + 1, **at)

@@ -25,7 +25,7 @@ its traffic goes to the ledger (``Ledger.smem``) at full tile size: per block th
 once (Br d s each), per visited tile K and V stored once (Bc d s) and loaded by every warp (warps Bc d s). With
 ``p_in_shared`` P~ takes the round trip FA2's register reuse avoids: stored into and loaded from SRAM (Br Bc s each) on
 every visited tile.
-The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``formulas.fa2_mma_shared``.
+The numerics do not change (P~ is rounded to 16 bits either way). Closed form: ``closed_forms.fa2_mma.shared``.
 """
 
 import numpy as np
@@ -71,10 +71,18 @@ def sixteen_bit_outputs(q, dtype):
     return np.empty(q.shape, np.float16 if dtype == "float16" else np.float32), np.empty(q.shape[:2], np.float32)
 
 
-def rounding(dtype):
-    """p -> p rounded to the 16-bit `dtype` (nearest even), as the kernels' cvt rounds P~ and O."""
+def rounding(dtype, keep=None):
+    """p -> p rounded to the 16-bit `dtype` (nearest even), as the kernels' cvt rounds P~ and O; with a dict `keep`,
+    the last value rounded is kept in keep["P"] too (for `observe`)."""
     code = SIXTEEN_BIT[dtype]
-    return lambda p: half.round(p, code)
+
+    def rounded(p):
+        out = half.round(p, code)
+        if keep is not None:
+            keep["P"] = out
+        return out
+
+    return rounded
 
 
 def write_rows(o, lse, own, state, rounded, flops):
@@ -88,12 +96,25 @@ def write_rows(o, lse, own, state, rounded, flops):
 
 
 def flash_attention_2_mma(
-    q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype="float16", scale=None, sram_budget=None, p_in_shared=False
+    q,
+    k,
+    v,
+    *,
+    Br=64,
+    Bc=64,
+    warps=4,
+    causal=False,
+    dtype="float16",
+    scale=None,
+    sram_budget=None,
+    p_in_shared=False,
+    observe=None,
 ):
     """Run FA2 on tensor cores on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Returns an
     AttentionResult with o, lse and the ledger (HBM transfers, and shared-memory traffic). Raises ValueError naming
     the argument on bad input (dtype float32: tensor cores take 16-bit operands), SramBudgetError if a block does not
-    fit."""
+    fit. `observe` (the figure's answers, attention.figure_values): called as observe(i, j, w, S=Sij, P=P~, m=m, l=l,
+    O=acc) after warp w of block i folds tile j into its registers (P~ rounded to 16 bits, acc not divided by l)."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc, warps = positive_int("Br", Br), positive_int("Bc", Bc), positive_int("warps", warps)
     rows = -(-Br // warps)
@@ -106,7 +127,8 @@ def flash_attention_2_mma(
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
-    rounded = rounding(dtype)  # P~ as the A operand of the P V mma, and O on its way out: 16 bits
+    last = {}
+    rounded = rounding(dtype, keep=last)  # P~ as the A operand of the P V mma: 16 bits
     o, lse = sixteen_bit_outputs(q, dtype)
     kv_tiles = tiles(n_kv, Bc)
     smem = dict(heads=bh)
@@ -138,7 +160,9 @@ def flash_attention_2_mma(
                 if b > a:
                     Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)
                     state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
-        write_rows(o, lse, own, state, rounded, ledger.flops)  # O, L: registers -> HBM
+                    if observe is not None:
+                        observe(i, j, w, S=Sij, P=last["P"], **dict(zip("mlO", state[w], strict=True)))
+        write_rows(o, lse, own, state, rounding(dtype), ledger.flops)  # O, L: registers -> HBM
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)
         ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=step + 1, **at)
     params = dict(Br=Br, Bc=Bc, warps=warps, causal=causal, dtype=dtype, scale=scale, p_in_shared=p_in_shared)

@@ -25,15 +25,30 @@ def ring(Br, Bc, d, stages, itemsize=2):
 
 
 def flash_attention_2_pipe(
-    q, k, v, *, Br=128, Bc=64, warps=8, stages=2, causal=False, dtype="float16", scale=None, sram_budget=None
+    q,
+    k,
+    v,
+    *,
+    Br=128,
+    Bc=64,
+    warps=8,
+    stages=2,
+    causal=False,
+    dtype="float16",
+    scale=None,
+    sram_budget=None,
+    observe=None,
 ):
     """Run the pipelined FA2 on tensor cores on q (BH, N, d), k and v (BH, N_kv, d): fa2_mma's run, its ledger
     relabelled to this kernel and its shared memory the ring of `stages` buffers. Raises ValueError naming the
-    argument on bad input (stages not a whole number >= 1, and fa2_mma's), SramBudgetError if the ring does not fit."""
+    argument on bad input (stages not a whole number >= 1, and fa2_mma's), SramBudgetError if the ring does not fit.
+    `observe`: fa2_mma's (the figure's answers)."""
     stages = positive_int("stages", stages)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     Ledger(sram_budget).shared(KERNEL, **ring(Br, Bc, q.shape[-1], stages))  # refuses a ring over the budget first
-    run = flash_attention_2_mma(q, k, v, Br=Br, Bc=Bc, warps=warps, causal=causal, dtype=dtype, scale=scale)
+    run = flash_attention_2_mma(
+        q, k, v, Br=Br, Bc=Bc, warps=warps, causal=causal, dtype=dtype, scale=scale, observe=observe
+    )
     ledger = run.ledger
     ledger.sram_budget = sram_budget
     ledger.sram = {KERNEL: ring(Br, Bc, q.shape[-1], stages)}

@@ -43,12 +43,25 @@ STAGES = 2  # the ring of K/V tiles (FA3_STAGES in fa3.cu): what shared memory h
 
 
 def flash_attention_3(
-    q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype="float16", scale=None, sram_budget=None
+    q,
+    k,
+    v,
+    *,
+    Br=128,
+    Bc=128,
+    warpgroups=2,
+    causal=False,
+    dtype="float16",
+    scale=None,
+    sram_budget=None,
+    observe=None,
 ):
     """Run FA3 on q (BH, N, d), k and v (BH, N_kv, d); see the module docstring. Shared memory held: Qi and a ring
     of STAGES tiles of K and of V, as fa3.cu's. Returns an AttentionResult with o, lse and the ledger (HBM transfers,
     and shared-memory traffic). Raises ValueError naming the argument on bad input (dtype float32: wgmma takes
-    16-bit operands), SramBudgetError if a block does not fit."""
+    16-bit operands), SramBudgetError if a block does not fit. `observe` (the figure's answers,
+    attention.figure_values): called as observe(i, j, w, S=Sij, P=P~, m=m, l=l, O=acc) after warpgroup w of block i
+    folds tile j into its registers (P~ rounded to 16 bits, acc not divided by l)."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     warpgroups = positive_int("warpgroups", warpgroups)
@@ -61,7 +74,8 @@ def flash_attention_3(
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
-    rounded = rounding(dtype)  # P~ as wgmma's A operand from registers, and O on its way out: 16 bits
+    last = {}
+    rounded = rounding(dtype, keep=last)  # P~ as wgmma's A operand from registers: 16 bits
     o, lse = sixteen_bit_outputs(q, dtype)
     kv_tiles = tiles(n_kv, Bc)
     smem = dict(heads=bh)
@@ -88,12 +102,14 @@ def flash_attention_3(
                 if b > a:
                     Sij = scores(q[:, a:b], Kj, scale, (a, b), (c0, c1), n, n_kv, causal, ledger.flops)
                     state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
+                    if observe is not None:
+                        observe(i, j, w, S=Sij, P=last["P"], **dict(zip("mlO", state[w], strict=True)))
         ledger.smem("O", STORE, Br * d * s, **smem)  # the epilogue: registers -> SRAM, and the TMA store reads it
         ledger.smem("O", LOAD, Br * d * s, **smem)
         if not visits:  # the mask hides every key from every row: O = 0, L = -inf, nothing loaded
             write_unseen(ledger, o, lse, i, r0, r1, s, at)
             continue
-        write_rows(o, lse, own, state, rounded, ledger.flops)  # O, L -> HBM
+        write_rows(o, lse, own, state, rounding(dtype), ledger.flops)  # O, L -> HBM
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)
         ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=step + 1, **at)
     params = dict(Br=Br, Bc=Bc, warpgroups=warpgroups, causal=causal, dtype=dtype, scale=scale)

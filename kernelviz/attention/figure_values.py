@@ -3,9 +3,11 @@ step by step, at the sizes of one run, as JSON.
 
     changes = record.answers(done, observed, keys_at)   # [{slot name: value} for each step: what it gave a slot]
 
-``done`` is the Run, ``observed`` what the algorithm's observer collected ({(block, tile): carries}), ``keys_at`` the
-figure's steps as (key, at) pairs (a key is its action then its loop indices: ``'load K,V i=0 j=1'``). A value is a
-number, a list or a list of rows, of the first batch-head; -inf is written "-inf" (JSON has no infinities).
+``done`` is the Run, ``observed`` what the algorithm's observer collected ({where: carries}, `where` the indices its
+observe call starts with, (block, tile) for FA2), ``keys_at`` the figure's steps as (key, at) pairs (a key is its
+action then its loop indices: ``'load K,V i=0 j=1'``). A value is a number, a list or a list of rows, of the first
+batch-head; -inf is written "-inf" (JSON has no infinities). A matrix whose figure draws its cells gives each cell
+too (`cells`).
 """
 
 import math
@@ -33,3 +35,15 @@ def action(key):
 def tiles_of(name, x, cuts):
     """{name + index: the rows of `x` of each tile} for tiles `cuts` [(start, stop)]: the tiles of a tensor in HBM."""
     return {f"{name}{t}": plain(x[a:b]) for t, (a, b) in enumerate(cuts)}
+
+
+def cells(name, x):
+    """{name: the rows of `x`, and "name r,c": each cell}: a tile whose figure draws its cells (scores, registers)."""
+    rows = plain(x)
+    return {name: rows, **{f"{name} {r},{c}": v for r, line in enumerate(rows) for c, v in enumerate(line)}}
+
+
+def last_before(observed, i, j):
+    """The carries block `i` observed last before tile `j` ({(i, j'): carries}, j' < j), or None: it has seen none."""
+    seen = [t for (b, t) in observed if b == i and t < j]
+    return observed[(i, max(seen))] if seen else None

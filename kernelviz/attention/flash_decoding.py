@@ -69,11 +69,14 @@ def flash_decoding(
     dtype="float32",
     scale=None,
     sram_budget=None,
+    observe=None,
 ):
     """Run flash decoding on q (BH, N, d), k and v (BH, N_kv, d). n_splits: 1 to ceil(N_kv / Bc); None takes
     min(4, that). partials: "unnormalized" (O, m, l, the seed page's) or "lse" (normalized O and one log-sum-exp).
     Returns an AttentionResult (lse None). Raises ValueError naming the argument on bad input, SramBudgetError if a
-    block does not fit."""
+    block does not fit. `observe` (the figure's answers, attention.figure_values): called as observe(i, s, j, S=Sij,
+    m=m_i, l=l_i, O=Oi) after split s of block i folds its j-th tile in, and as observe(i, "combine", m=m_g, l=l_g,
+    O=acc) with the combine's sums (the unnormalized partials only)."""
     if partials not in PARTIALS:
         raise ValueError(
             f"partials must be 'unnormalized' (O, m, l) or 'lse' (normalized O and one log-sum-exp), got {partials!r}"
@@ -124,6 +127,8 @@ def flash_decoding(
                 ledger.read("V", j, (c1 - c0) * d * s, step=step, **at)
                 Sij = scores(Qi, k[:, c0:c1], scale, (r0, r1), (c0, c1), n, n_kv, causal, ledger.flops)
                 m_i, l_i, Oi = absorb(m_i, l_i, Oi, Sij, v[:, c0:c1], ledger.flops)
+                if observe is not None:
+                    observe(i, sp, step - 1, S=Sij, m=m_i, l=l_i, O=Oi)
             if lse_form:  # divide here, and keep m + log l: l_part holds the log-sum-exp
                 O_part[sp], l_part[sp] = finish(m_i, l_i, Oi, ledger.flops)
             else:
@@ -139,7 +144,8 @@ def flash_decoding(
         if lse_form:
             o[:, r0:r1] = combine_lse(O_part, l_part, ledger.flops).astype(dt)
         else:
-            o[:, r0:r1] = combine(m_part, l_part, O_part, ledger.flops).astype(dt)
+            seen = (lambda i=i, **sums: observe(i, "combine", **sums)) if observe is not None else None
+            o[:, r0:r1] = combine(m_part, l_part, O_part, ledger.flops, seen).astype(dt)
         ledger.write("O", i, rows * d * s, step=len(stats) + 1, **at)
     params = dict(Br=Br, Bc=Bc, n_splits=n_splits, partials=partials, causal=causal, dtype=dt.name, scale=scale)
     return AttentionResult(o, None, ledger, "flash-decoding", params)

@@ -1,15 +1,17 @@
-"""Closed-form HBM byte counts, per tensor: what each algorithm's ledger must add up to.
+"""The helpers of the closed-form HBM byte counts, per tensor: what each algorithm's ledger must add up to.
 
-Pure Python integer arithmetic, no imports, so that it ports line for line to JavaScript (the overview page's
-explorer uses a port, checked against this file). Every function that counts traffic returns
+Each algorithm's own count lives beside its record, in its module of ``closed_forms`` (``closed_forms.fa2.hbm``,
+published here as ``formulas.fa2``; ``formulas.fa2_mma_shared``: ``closed_forms.publish``); this module holds what
+they share (tiles visited, rows read, the compulsory traffic). Pure Python integer arithmetic, no imports, so that
+js_port translates it to JavaScript for the browser. Every function that counts traffic returns
 {tensor: {"read": bytes, "write": bytes}}; ``total`` adds one up.
 
 Names: N query rows, N_kv keys (default N), head dimension d, tiles of Br query rows and Bc keys,
 ``itemsize`` bytes per stored element of Q, K, V, O, S, P (4: float32, 2: float16); m, l, L and the partials
 of flash decoding are float32 (4 bytes) always. ``batch_heads`` multiplies everything.
 
-Shared-memory traffic (``fa2_mma_shared``) comes as {tensor: {"store": bytes, "load": bytes}} instead: bytes put into
-SRAM and bytes taken from it into registers.
+Shared-memory traffic (``closed_forms.fa2_mma.shared``) comes as {tensor: {"store": bytes, "load": bytes}} instead:
+bytes put into SRAM and bytes taken from it into registers.
 
 Causal masking is bottom-right aligned: row r sees key c iff c <= r + N_kv - N. A block of query rows skips
 the K/V tiles that lie entirely above its last row's diagonal. With N > N_kv the first N - N_kv rows see no key,
@@ -19,14 +21,19 @@ tile, and writes O = 0 and L = -inf (``rows_seeing``, ``blocks_seeing``).
 
 STAT = 4  # bytes of a float32 statistic: m, l, L, partials
 # What the browser imports, generated into JavaScript by js_port (web/.gen/<module>.js): the explorer's and the
-# roofline's byte counts, and the roofline's shared-memory unit; what they call comes along unexported.
+# roofline's byte counts, and the roofline's shared-memory unit. Each generated module holds every algorithm's closed
+# form `form` (closed_forms/<stem>.py), exported under the name `as` makes of its stem, and the helpers listed here;
+# what they call comes along unexported.
 JS_MODULES = {
-    "formulas": (
-        "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
-        "score_matrix_bytes", "compulsory", "standard", "fa2", "q_rows_read", "fa1", "fa2_backward",
-        "standard_backward", "flash_decoding", "paged_decoding",
-    ),
-    "shared": ("fa2_mma_shared",),
+    "formulas": {
+        "form": "hbm",
+        "as": "{stem}",
+        "helpers": (
+            "STAT", "cdiv", "rw", "total", "tiles_visited", "rows_seeing", "tile_interactions", "kv_rows_read",
+            "score_matrix_bytes", "compulsory", "q_rows_read",
+        ),
+    },
+    "shared": {"form": "shared", "as": "{stem}_shared", "helpers": ()},
 }  # fmt: skip
 
 
@@ -147,129 +154,12 @@ def compulsory_backward(N, d, N_kv=None, itemsize=4, batch_heads=1):
     return {"Q": rw(q), "K": rw(kv), "V": rw(kv), "dO": rw(q), "dQ": rw(0, q), "dK": rw(0, kv), "dV": rw(0, kv)}
 
 
-def standard(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Three kernels: S = QK^T (K read once per block of Q rows), P = softmax(S), O = PV (V likewise).
-    S and P are each written and read once; causal masking skips nothing."""
-    N_kv = N if N_kv is None else N_kv
-    h, s, Tr = batch_heads, itemsize, cdiv(N, Br)
-    nn = h * N * N_kv * s
-    return {
-        "Q": rw(h * N * d * s),
-        "K": rw(h * Tr * N_kv * d * s),
-        "V": rw(h * Tr * N_kv * d * s),
-        "S": rw(nn, nn),
-        "P": rw(nn, nn),
-        "O": rw(0, h * N * d * s),
-    }
-
-
 def q_rows_read(N, Br, Bc, N_kv=None, causal=False):
     """Rows of Q moved when K/V is the outer loop and each K/V tile visits every block of Br query rows that sees
     one of its keys (FA1's inner loop, the FA2 backward's): the sum over blocks of tiles visited times rows."""
     N_kv = N if N_kv is None else N_kv
     Tr = cdiv(N, Br)  # every block has Br rows but the last, which visits all ceil(N_kv / Bc) tiles
     return visited_sums(N, Br, Bc, N_kv, causal)[0] * Br - cdiv(N_kv, Bc) * (Tr * Br - N)
-
-
-def fa2_mma_shared(N, d, Br, Bc, *, N_kv=None, warps=4, itemsize=2, causal=False, p_in_shared=False, batch_heads=1):
-    """Shared-memory traffic of FA2 on tensor cores (``attention.fa2_mma``; its HBM traffic is ``fa2``'s), counted
-    at full tile size as the kernel moves it (rows past N or N_kv are stored as zeros and loaded too): each of the
-    ``blocks_seeing`` blocks (all Tr = ceil(N / Br) unmasked) stores Qi and loads it into its warps' registers once
-    (Br d s each way); on each of the tile_interactions visited tiles it stores Kj and Vj once (Bc d s each) and
-    each of its `warps` warps loads all of both (warps Bc d s each). P stays in registers (0), or with
-    ``p_in_shared`` takes a round trip through SRAM on every visited tile (Br Bc s stored, as much loaded). A block
-    that sees no key (causal, N > N_kv) stores and loads nothing."""
-    h, s = batch_heads, itemsize
-    q = h * blocks_seeing(N, Br, Bc, N_kv, causal) * Br * d * s
-    visited = h * tile_interactions(N, Br, Bc, N_kv, causal)
-    kv, p = visited * Bc * d * s, visited * Br * Bc * s if p_in_shared else 0
-    return {"Q": sl(q, q), "K": sl(kv, warps * kv), "V": sl(kv, warps * kv), "P": sl(p, p)}
-
-
-def fa1(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """K/V outer, Q inner: K and V read once; at every (K/V tile, Q block) step Qi, Oi, l_i, m_i are read and
-    Oi, l_i, m_i written back; O, l, m are also written once at the start (initialization)."""
-    N_kv = N if N_kv is None else N_kv
-    h, s = batch_heads, itemsize
-    steps_rows = q_rows_read(N, Br, Bc, N_kv, causal)  # rows of Q moved over all inner steps
-    return {
-        "Q": rw(h * steps_rows * d * s),
-        "K": rw(h * N_kv * d * s),
-        "V": rw(h * N_kv * d * s),
-        "O": rw(h * steps_rows * d * s, h * (N + steps_rows) * d * s),
-        "l": rw(h * steps_rows * STAT, h * (N + steps_rows) * STAT),
-        "m": rw(h * steps_rows * STAT, h * (N + steps_rows) * STAT),
-    }
-
-
-def fa2(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """Q outer, K/V inner: Q read once, K and V once per block of Q rows, O and L = m + log l written once. A block
-    whose rows see no key (causal, N > N_kv) reads nothing: its Q rows are not read (``rows_seeing``)."""
-    h, s = batch_heads, itemsize
-    kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
-    q = h * rows_seeing(N, Br, Bc, N_kv, causal) * d * s
-    return {"Q": rw(q), "K": rw(kv), "V": rw(kv), "O": rw(0, h * N * d * s), "L": rw(0, h * N * STAT)}
-
-
-def fa2_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """FA2's backward: a preprocess reads O and dO once, writes Δ = rowsum(dO * O) and zeroes dQ (float32); the
-    main kernel (K/V outer) reads K and V once and writes dK and dV once, and at every (K/V tile, Q block) step
-    reads Qi, dOi, L_i, D_i and adds into dQ_i atomically: a read and a write of the float32 tile."""
-    N_kv = N if N_kv is None else N_kv
-    h, s = batch_heads, itemsize
-    rows = h * q_rows_read(N, Br, Bc, N_kv, causal)
-    return {
-        "Q": rw(rows * d * s),
-        "K": rw(h * N_kv * d * s),
-        "V": rw(h * N_kv * d * s),
-        "O": rw(h * N * d * s),
-        "dO": rw(h * N * d * s + rows * d * s),
-        "L": rw(rows * STAT),
-        "Δ": rw(rows * STAT, h * N * STAT),
-        "dQ": rw(rows * d * STAT, h * N * d * STAT + rows * d * STAT),
-        "dK": rw(0, h * N_kv * d * s),
-        "dV": rw(0, h * N_kv * d * s),
-    }
-
-
-def standard_backward(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):
-    """The standard backward, which reads back the P its forward stored: five kernels (dV = P^T dO; dP = dO V^T;
-    dS = P * (dP - rowsum(P * dP)); dQ = dS K; dK = dS^T Q), each tiled as standard attention's forward. P is read
-    twice, dP written and read, dS written once and read twice; causal masking skips nothing."""
-    N_kv = N if N_kv is None else N_kv
-    h, s, Tr, Tc = batch_heads, itemsize, cdiv(N, Br), cdiv(N_kv, Bc)
-    nn = h * N * N_kv * s
-    return {
-        "Q": rw(h * Tc * N * d * s),
-        "K": rw(h * Tr * N_kv * d * s),
-        "V": rw(h * Tr * N_kv * d * s),
-        "dO": rw(h * (Tc + 1) * N * d * s),
-        "P": rw(2 * nn),
-        "dP": rw(nn, nn),
-        "dS": rw(2 * nn, nn),
-        "dQ": rw(0, h * N * d * s),
-        "dK": rw(0, h * N_kv * d * s),
-        "dV": rw(0, h * N_kv * d * s),
-    }
-
-
-def flash_decoding(N, d, Br, Bc, n_splits, N_kv=None, causal=False, itemsize=4, batch_heads=1, partials="unnormalized"):
-    """Split kernel: each of n_splits blocks per block of Q rows reads Qi and its own K/V tiles, and writes
-    float32 partials O, m, l; the combine kernel reads the partials once and writes O. With partials="lse" the
-    partials are the normalized O and one log-sum-exp a row: lse_partial instead of m_partial and l_partial, one
-    float a row a split fewer each way."""
-    h, s = batch_heads, itemsize
-    kv = h * kv_rows_read(N, Br, Bc, N_kv, causal) * d * s
-    partial_o, partial_stat = h * n_splits * N * d * STAT, h * n_splits * N * STAT
-    stats = ("lse_partial",) if partials == "lse" else ("m_partial", "l_partial")
-    return {
-        "Q": rw(h * n_splits * N * d * s),
-        "K": rw(kv),
-        "V": rw(kv),
-        "O_partial": rw(partial_o, partial_o),
-        **{name: rw(partial_stat, partial_stat) for name in stats},
-        "O": rw(0, h * N * d * s),
-    }
 
 
 def split_overhead(N, d, n_splits, itemsize=4, batch_heads=1):
@@ -289,30 +179,3 @@ def softmax(variant, N, rows=1, itemsize=4, d=0):
         return {"x": rw(x), "V": rw(N * d * itemsize), "o": rw(0, rows * d * itemsize)}
     passes = {"naive": 2, "safe": 3, "online": 2}[variant]
     return {"x": rw(passes * x), "y": rw(0, x)}
-
-
-def paged_decoding(seq_lens, d, page_size, H_q, H_kv, n_splits=1, itemsize=4):
-    """Paged decoding over a batch of sequences of lengths `seq_lens` (one query token each), pages of `page_size`
-    tokens, H_q query heads in groups sharing H_kv K/V heads. Each of the batch * H_kv * n_splits decode blocks reads
-    its sequence's length and its g = H_q / H_kv query rows; together they read each of the sequence's pages once
-    per K/V head, with its block table entry (4 bytes), and of the last page only the rows the sequence fills: K and
-    V are read H_kv * sum(L) * d elements. n_splits = 1 writes O; otherwise float32 partials O, m, l (per query
-    head and split) are written, and read back once by the combine, which writes O. (The block table holds batch *
-    max_pages entries; only those of the sequences' pages are read.)"""
-    lens = list(seq_lens)
-    batch, s = len(lens), itemsize
-    pages = sum(cdiv(n, page_size) for n in lens)
-    kv = H_kv * sum(lens) * d * s
-    out = {
-        "Q": rw(n_splits * batch * H_q * d * s),
-        "K": rw(kv),
-        "V": rw(kv),
-        "block_table": rw(H_kv * pages * 4),
-        "seq_lens": rw(n_splits * batch * H_kv * 4),
-    }
-    if n_splits > 1:
-        partial_o, partial_stat = batch * H_q * n_splits * d * STAT, batch * H_q * n_splits * STAT
-        out.update(O_partial=rw(partial_o, partial_o), m_partial=rw(partial_stat, partial_stat))
-        out["l_partial"] = rw(partial_stat, partial_stat)
-    out["O"] = rw(0, batch * H_q * d * s)
-    return out

@@ -182,7 +182,8 @@ class Translator:
             return [f"{pad}for ({e(n.target)} of {e(n.iter)}) {{", *self.block(n.body, ind + 1), f"{pad}}}"]
         self.fail(n, type(n).__name__)
 
-    def function(self, f, exported):
+    def function(self, f, exported, name=None, where=None):
+        """`f` as a JS function named `name` (default its own), its docstring a comment headed `where`."""
         a = f.args
         if a.vararg or a.kwarg or a.posonlyargs:
             self.fail(f, "*args, **kwargs or positional-only parameters")
@@ -197,21 +198,22 @@ class Translator:
         for old, new in RENAMED.items():  # the comment speaks the code's names
             doc = doc and re.sub(rf"\b{old}\b", new, doc)
         doc = doc and doc.replace("*/", "* /").replace("\n", "\n * ")
-        head = [f"/** {self.path.stem}.{f.name}: {doc} */"] if doc else []
+        head = [f"/** {where or f'{self.path.stem}.{f.name}'}: {doc} */"] if doc else []
         local = [self.name(x) for x in self.assigned(f.body) if x not in {p.arg for p in params}]
         body = ([f"  let {', '.join(local)};"] if local else []) + self.block(f.body, 1)
         export = "export " if exported else ""
-        return [*head, f"{export}function{star} {f.name}({', '.join(shown)}) {{", *body, "}"]
+        return [*head, f"{export}function{star} {name or f.name}({', '.join(shown)}) {{", *body, "}"]
 
 
-def modules():
-    """{generated module: (source module, the names it exports)}, from each source's JS_MODULES (a literal)."""
+def modules(root=HERE):
+    """{generated module: (the source of its helpers, its spec {"form", "as", "helpers"})}, from each source's
+    JS_MODULES (a literal) under `root` (the folder of formulas.py)."""
     out = {}
     for origin in SOURCES:
-        tree = ast.parse((HERE / f"{origin}.py").read_text())
+        tree = ast.parse((Path(root) / f"{origin}.py").read_text())
         found = [n.value for n in tree.body if isinstance(n, ast.Assign) and _named(n, "JS_MODULES")]
-        for module, names in (ast.literal_eval(found[0]) if found else {}).items():
-            out[module] = (origin, tuple(names))
+        for module, spec in (ast.literal_eval(found[0]) if found else {}).items():
+            out[module] = (origin, spec)
     return out
 
 
@@ -219,43 +221,91 @@ def _named(node, name):
     return len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name
 
 
-def port(module, exports=None, source=None):
-    """The ES module `module` of ``modules()`` (or the file `source` with `exports`): the exports and every function
-    of the source they call, the others left out."""
-    origin, default = modules().get(module, (module, ()))
-    path = Path(source) if source else HERE / f"{origin}.py"
-    tree = ast.parse(path.read_text(), str(path))
-    exports = default if exports is None else exports
-    t = Translator(path)
-    defs, consts, imports = {}, {}, []
-    for node in tree.body:
-        if isinstance(node, ast.FunctionDef):
-            defs[node.name] = node
-        elif isinstance(node, ast.Assign) and _named(node, "JS_MODULES"):
-            continue  # what the browser imports: read by modules(), not translated
-        elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
-            consts[node.targets[0].id] = node
-        elif isinstance(node, ast.ImportFrom) and node.level == 1:
-            imports.append(f"import {{ {', '.join(a.name for a in node.names)} }} from './{node.module}.js';")
-        elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
-            t.fail(node, type(node).__name__)
-    missing = [x for x in exports if x not in defs and x not in consts]
+class Pool:
+    """The top-level definitions a generated module draws on: {name: (FunctionDef, Translator, label)}, constants,
+    and {name: source module} of the names the sources import from a sibling module (formulas, flops)."""
+
+    def __init__(self):
+        self.defs, self.consts, self.imported = {}, {}, {}
+
+    def read(self, path, rename=None, only=None, origin=None):
+        """Add `path`'s functions (those of `only`, renamed by `rename`; their comments headed `origin`.name) and
+        constants; refuse other statements."""
+        tree = ast.parse(path.read_text(), str(path))
+        t = Translator(path)
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef):
+                if only is not None and node.name not in only:
+                    continue  # a form this generated module does not hold
+                name = (rename or {}).get(node.name, node.name)
+                if name in self.defs:
+                    t.fail(node, f"a second function {name} (the first: {self.defs[name][2]})")
+                self.defs[name] = (node, t, f"{origin or path.stem}.{name}")
+            elif isinstance(node, ast.Assign) and _named(node, "JS_MODULES"):
+                continue  # what the browser imports: read by modules(), not translated
+            elif isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and only is None:
+                self.consts[node.targets[0].id] = (node, t)
+            elif isinstance(node, ast.ImportFrom) and node.level in (1, 2) and node.module:
+                self.imported.update({a.name: node.module for a in node.names})
+            elif not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)):
+                t.fail(node, type(node).__name__)
+        return t
+
+
+def closed_forms(root, form, named):
+    """[(path, {form: exported name})]: the modules of closed_forms/ under `root` that define `form`, the name each
+    goes by (`named` with its stem: "{stem}_shared")."""
+    found = []
+    for path in sorted((Path(root) / "closed_forms").glob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        if path.name != "__init__.py" and any(isinstance(n, ast.FunctionDef) and n.name == form for n in tree.body):
+            found.append((path, {form: named.format(stem=path.stem)}))
+    return found
+
+
+def port(module, exports=None, source=None, root=HERE):
+    """The ES module `module` of ``modules(root)``: its helpers' source's functions and every algorithm's closed
+    form it holds (``closed_forms``), of which the exports and what they call, the others left out. With `source`,
+    the one file `source`, exporting `exports`."""
+    pool, specs = Pool(), modules(root)
+    if source is not None:
+        pool.read(Path(source))
+        label, exports = Path(source).name, exports or ()
+    else:
+        origin, spec = specs[module]
+        pool.read(Path(root) / f"{origin}.py")
+        label = f"{origin}.py and closed_forms/*.py ({spec['form']})"
+        forms = closed_forms(root, spec["form"], spec["as"])
+        for path, rename in forms:
+            pool.read(path, rename, only=set(rename), origin=origin)
+        exports = [*spec["helpers"], *(name for _, rename in forms for name in rename.values())]
+    missing = [x for x in exports if x not in pool.defs and x not in pool.consts]
     if missing:
-        raise PortError(f"{path.name}: no {', '.join(missing)} to export")
-    needed, todo = set(), list(exports)
+        raise PortError(f"{label}: no {', '.join(missing)} to export")
+    needed, todo, outside = set(), list(exports), {}
     while todo:  # the exports and what they call, transitively
         name = todo.pop()
-        if name in needed or name not in defs:
+        if name in needed or name not in pool.defs:
             continue
         needed.add(name)
-        todo += [n.id for n in ast.walk(defs[name]) if isinstance(n, ast.Name) and n.id in defs]
-    header = f"// Generated from kernelviz/attention/{path.name} by kernelviz/attention/js_port.py: do not edit.\n"
+        for n in ast.walk(pool.defs[name][0]):
+            if isinstance(n, ast.Name) and n.id in pool.defs:
+                todo.append(n.id)
+            elif isinstance(n, ast.Name) and n.id in pool.imported and n.id not in pool.consts:
+                outside.setdefault(pool.imported[n.id], set()).add(n.id)
+    imports = []
+    for other, names in sorted(outside.items()):
+        lacking = sorted(names - set(specs[other][1]["helpers"] if other in specs else ()))
+        if lacking:
+            raise PortError(f"{label}: {other}.js does not export {', '.join(lacking)}: add it to its JS_MODULES")
+        imports.append(f"import {{ {', '.join(sorted(names))} }} from './{other}.js';")
+    header = f"// Generated from kernelviz/attention/{label} by kernelviz/attention/js_port.py: do not edit.\n"
     lines = [header.rstrip(), *imports, PRELUDE.rstrip()]
-    for name, node in consts.items():
-        lines.append(f"{'export ' if name in exports else ''}const {name} = {t.expr(node.value)};")
-    for name, node in defs.items():
+    for name, (node, tr) in pool.consts.items():
+        lines.append(f"{'export ' if name in exports else ''}const {name} = {tr.expr(node.value)};")
+    for name, (node, tr, where) in pool.defs.items():
         if name in needed:
-            lines += ["", *t.function(node, name in exports)]
+            lines += ["", *tr.function(node, name in exports, name, where)]
     return "\n".join(lines) + "\n"
 
 

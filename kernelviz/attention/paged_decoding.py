@@ -42,11 +42,24 @@ def split_pages(n_pages, n_splits):
 
 
 def paged_decoding(
-    q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype="float32", scale=None, sram_budget=None
+    q,
+    k_pages,
+    v_pages,
+    block_table,
+    seq_lens,
+    *,
+    n_splits=1,
+    dtype="float32",
+    scale=None,
+    sram_budget=None,
+    observe=None,
 ):
     """Decode one query per sequence against its paged K/V (see the module docstring for the shapes). Returns an
     AttentionResult: o (batch, H_q, d) in the storage dtype, lse None, and the ledger. Raises ValueError naming the
-    argument (and, for the table, the sequence and entry) on bad input; SramBudgetError if a block does not fit."""
+    argument (and, for the table, the sequence and entry) on bad input; SramBudgetError if a block does not fit.
+    `observe` (the figure's answers, attention.figure_values): called as observe(b, s, p, S=S, m=m_i, l=l_i, O=Og)
+    after split s of sequence b folds logical page p in (each (H_kv, g, ...)), and as observe(b, "combine", m=m_g,
+    l=l_g, O=acc) with the combine's sums."""
     q, k_pages, v_pages, table, lens, scale, dt = check_paged(q, k_pages, v_pages, block_table, seq_lens, scale, dtype)
     n_splits = positive_int("n_splits", n_splits)
     batch, H_q, d = q.shape
@@ -91,6 +104,8 @@ def paged_decoding(
                 Vp = v_pages[page, :rows].transpose(1, 0, 2)
                 S = scores(Qg, Kp, scale, (0, g), (0, rows), g, rows, False, ledger.flops)
                 m_i, l_i, Og = absorb(m_i, l_i, Og, S, Vp, ledger.flops)
+                if observe is not None:
+                    observe(b, sp, p, S=S, m=m_i, l=l_i, O=Og)
             if n_splits == 1:
                 o[b] = finish(m_i, l_i, Og, ledger.flops)[0].reshape(H_q, d).astype(dt)
                 ledger.write("O", b, g * d * s, step=step + 1, **at)
@@ -103,7 +118,8 @@ def paged_decoding(
             for step, name in enumerate(("m_partial", "l_partial", "O_partial")):
                 for sp in range(n_splits):
                     ledger.read(name, (b, sp), (d if name == "O_partial" else 1) * STAT_BYTES, step=step, **at)
-            o[b] = combine(m_part, l_part, O_part, ledger.flops).reshape(H_q, d).astype(dt)
+            seen = (lambda b=b, **sums: observe(b, "combine", **sums)) if observe is not None else None
+            o[b] = combine(m_part, l_part, O_part, ledger.flops, seen).reshape(H_q, d).astype(dt)
             ledger.write("O", b, d * s, step=3, **at)
     params = dict(n_splits=n_splits, page_size=page_size, H_q=H_q, H_kv=H_kv, g=g, dtype=dt.name, scale=scale)
     return AttentionResult(o, None, ledger, "paged-decoding", params)

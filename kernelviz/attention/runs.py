@@ -209,7 +209,7 @@ def closed_form(algo, *, dtype=None, **sizes):
     which the tests hold equal to its ledger), without running it, for sizes too large to run at every build:
     {sizes..., read_bytes: {T: bytes}, write_bytes, bytes (with total, read, write), flops (by kind, with total),
     ratio_standard (``baseline``'s traffic over this one's); where the record has a shared closed form (fa2-mma's
-    ``formulas.fa2_mma_shared``) also shared, as ``Ledger.shared_numbers``}. Raises ValueError as ``run`` does."""
+    ``closed_forms.fa2_mma.shared``) also shared, as ``Ledger.shared_numbers``}. Raises ValueError as ``run`` does."""
     record = dense(algo)
     sizes = DENSE.defaults(_checked(record, sizes))
     for option in record.options:

@@ -1,4 +1,9 @@
-"""How the command lines say bytes: in binary units, and a ratio in the direction it goes."""
+"""How the command lines say bytes: in binary units, and a ratio in the direction it goes; and the units a time is
+said in. The browser's roofline says them as the command line does from the same tables (``js_words`` generates
+web/.gen/words.js from ``BINARY_UNITS`` and ``TIME_UNITS``)."""
+
+BINARY_UNITS = ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB")  # bytes, each 1024 times the one before
+TIME_UNITS = (("days", 86400), ("h", 3600), ("min", 60), ("s", 1), ("ms", 1e-3), ("µs", 1e-6))  # below: ns
 
 
 def ratio(bytes_, baseline, name):
@@ -12,8 +17,8 @@ def ratio(bytes_, baseline, name):
 
 def size(n):
     """`n` bytes in binary units: "130.0 MiB", up to EiB (the roofline answers at any size)."""
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"):
-        if n < 1024 or unit == "EiB":
+    for unit in BINARY_UNITS:
+        if n < 1024 or unit == BINARY_UNITS[-1]:
             return f"{n} B" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return None  # unreachable

@@ -7,7 +7,7 @@ so any size answers at once: N = 10^9 included (sizes may be written 1e9).
 
 import json
 
-from kernelviz.attention.words import size
+from kernelviz.attention.words import TIME_UNITS, size
 from kernelviz.commands.checks import positive
 
 HELP = "print what bounds each attention algorithm (memory or compute) on each GPU, and its lower-bound time"
@@ -27,7 +27,8 @@ def add_arguments(parser):
         "--dtype",
         choices=("float16", "float32", "bfloat16"),
         default="float16",
-        help="storage (default float16); float32 leaves out fa2-mma and bfloat16 is fa2-mma's alone, as in trace",
+        help="storage (default float16); float32 and bfloat16 leave out the algorithms that do not take them, as "
+        "in trace (tensor cores take 16-bit storage only)",
     )
     parser.add_argument("--batch-heads", type=positive, default=1, dest="batch_heads", help="batch * heads")
     parser.add_argument("--gpu", choices=sorted(GPUS), action="append", help="a GPU (default: all; repeatable)")
@@ -36,24 +37,21 @@ def add_arguments(parser):
 
 def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1, splits=None, gpus=None):
     """[{algorithm, bytes, flops (by kind), bounds: {gpu: roofline.bound(...)}, units: {gpu: units.units(...)}}] for
-    every algorithm (in 32-bit storage, all but fa2-mma); shared bytes where the algorithm's record has a closed form
-    of its shared-memory traffic (fa2-mma), at its options' defaults."""
-    from kernelviz.attention import FLOP_FORMULAS, FORMULAS, formulas
-    from kernelviz.attention.topics import REGISTRY
+    every algorithm on q, k and v with closed forms (``rooflined``: the registry's order) that takes storage of
+    `itemsize` bytes; shared bytes where the algorithm's record has a closed form of its shared-memory traffic, at
+    its options' defaults."""
+    from kernelviz.attention import formulas
     from kernelviz.roofline import GPUS, bound
     from kernelviz.roofline.units import units
 
     N_kv = N if N_kv is None else N_kv
-    n_splits = min(splits or 4, -(-N_kv // Bc))
     rows = []
-    # paged decoding's sizes are a batch, not N; fa2-mma (tensor cores) takes 16-bit operands only
-    for name in (n for n in FORMULAS if n != "paged-decoding" and not (n == "fa2-mma" and itemsize == 4)):
-        extra = {"n_splits": n_splits} if name == "flash-decoding" else {}
-        sizes = dict(N_kv=N_kv, causal=causal, batch_heads=batch_heads, **extra)
-        nbytes = formulas.total(FORMULAS[name](N, d, Br, Bc, itemsize=itemsize, **sizes))
-        flops = FLOP_FORMULAS[name](N, d, Br, Bc, **sizes)
+    for record in rooflined(itemsize):
+        sizes = dict(N_kv=N_kv, causal=causal, batch_heads=batch_heads, **counted(record, N_kv, Bc, splits))
+        nbytes = formulas.total(record.bytes(N, d, Br, Bc, itemsize=itemsize, **sizes))
+        flops = record.flops(N, d, Br, Bc, **sizes)
         bounds = {key: bound(nbytes, flops, GPUS[key]) for key in gpus or GPUS}
-        record, shared = REGISTRY[name], None
+        name, shared = record.name, None
         if record.shared is not None:
             traffic = record.shared(N, d, Br, Bc, itemsize=itemsize, **sizes)
             shared = sum(sl["store"] + sl["load"] for sl in traffic.values())
@@ -61,6 +59,28 @@ def table(N, d, Br=64, Bc=64, N_kv=None, causal=False, itemsize=2, batch_heads=1
         row = {"algorithm": name, "bytes": nbytes, "flops": flops, "bounds": bounds, "units": per_unit}
         rows.append({**row, **({"shared_bytes": shared} if shared is not None else {})})
     return rows
+
+
+def rooflined(itemsize):
+    """The records of the registry the table has a row for: those on q, k and v (a batch of paged sequences has no
+    N) with closed forms of bytes and FLOPs, that take a storage dtype of `itemsize` bytes (``record.dtypes``)."""
+    from kernelviz.attention._inputs import itemsize as width
+    from kernelviz.attention.algorithm import DENSE
+    from kernelviz.attention.topics import REGISTRY
+
+    return [
+        r
+        for r in REGISTRY.values()
+        if r.inputs is DENSE and r.bytes is not None and r.flops is not None and any(
+            width(dtype) == itemsize for dtype in r.dtypes)
+    ]  # fmt: skip
+
+
+def counted(record, N_kv, Bc, splits):
+    """{keyword: value} of the record's options its closed forms take, as a run counts them (``counted_as``: the
+    splits flash decoding runs with, given `splits` or not); options without a count keep their defaults."""
+    given = {"N_kv": N_kv, "Bc": Bc, **({"splits": splits} if splits else {})}
+    return {o.argument: o.counted_as(given) for o in record.options if o.formula and o.counted_as is not None}
 
 
 def family(record, device):
@@ -130,7 +150,7 @@ def _text(rows, args):
 
 def _seconds(s):
     """A time in the unit that reads best: "3.2 ms", "4.1 h", "68.2 days"."""
-    for unit, scale in (("days", 86400), ("h", 3600), ("min", 60), ("s", 1), ("ms", 1e-3), ("µs", 1e-6)):
+    for unit, scale in TIME_UNITS:
         if s >= scale:
             return f"{s / scale:.3g} {unit}"
     return f"{s / 1e-9:.3g} ns"

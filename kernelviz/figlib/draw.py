@@ -150,7 +150,9 @@ def items(fig, frame, k, phases=("start", "move", "end")):
     block = step.block
     squares = [item(x, y, s, s, "@ink", "@ink") if block and block[0] == n else item(x, y) for n, (x, y, s) in
                enumerate(grid)]  # fmt: skip
-    caption = item(*caption_at, label=step.caption, font=13, wrap=9)
+    (x, top, wrap, grow, by_top) = caption_at
+    y = top - layout.caption_height(step.caption, wrap, grow) / 2 if by_top else top - 0.5
+    caption = item(x, y, label=step.caption, font=layout.CAPTION_FONT, wrap=wrap)
     kinds = (("HBM", step.hbm, COUNTER), ("SRAM", step.shared, SHARED_COUNTER))[: len(counters_at)]
     counters = [dict(item(*at, label=f"{memory} {count} B", font=13), kv=kv) for at, (memory, count, kv) in
                 zip(counters_at, kinds, strict=True)]  # fmt: skip
@@ -169,7 +171,8 @@ def items(fig, frame, k, phases=("start", "move", "end")):
 
 
 def place(fig):
-    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, caption_at, the counters' places,
+    """Lay the figure out; return the fixed labels [(text, x, y, size)] and (grid, the step caption's place (x, its
+    top edge, the width it wraps at, the growth it was laid out for), the counters' places,
     the rows' ticks, the owners' names [(text, x, y, size, owner)], the timeline's frame or None). First as at the
     pages' unit, then again with the names that would meet on a phone staggered (``layout.growth`` of the extent laid
     out last, which the staggered lines make taller: until the growth settles, three rounds at most)."""
@@ -177,7 +180,8 @@ def place(fig):
     for _ in range(3):
         texts, frame = laid
         xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)] + [frame[2][0][0] - 0.9]
-        bottom = frame[1][1]  # the caption
+        x, top, wrap, _, by_top = frame[1]  # the caption, placed by its top edge: as tall as the longest step's
+        bottom = top - max(layout.caption_height(s.caption, wrap, grow) for s in fig.steps) if by_top else top - 0.5
         if frame[5] is not None:  # the timeline, right of the registers
             xs.append(frame[5][0] + frame[5][1])
             bottom = min(bottom, frame[5][3])
@@ -197,14 +201,36 @@ def _place(fig, grow):
     texts += [(t, x, y, size) for t, x, y, size, owner in owned if owner is None]
     owners = [label for label in owned if label[4] is not None]  # a warp's name: drawn while its block is in view
     left = min([s.left for s in fig.slots if s.w] + [-4])
-    counters = [(left + 0.9, 3.9)] + ([(left + 0.9, below - 0.25)] if fig.counts_shared else [])
+    last = fig.steps[-1]  # the counters' widest labels: their last counts
+    counters = [(counter_x(f"HBM {last.hbm} B", "HBM", left, grow), 3.9)]
+    if fig.counts_shared:
+        counters.append((counter_x(f"SRAM {last.shared} B", "SRAM", left, grow), below - 0.25))
     time_frame = None
     if fig.time is not None:  # right of the shared memory and the registers (a phone's canvas is wider than tall)
         right = max([s.left + s.w for s in fig.slots if s.w] + [4])
         start = right + 0.4 * grow
-        time_texts, time_frame = timeline.place(fig.time, start, start + 0.8 * (right - left), below - 0.6, grow)
+        stop = start + timeline.name_room(fig.time, grow) + 0.45 * (right - left)  # bars: 0.45 of the memory
+        time_texts, time_frame = timeline.place(fig.time, start, stop, below - 0.6, grow)
         texts += time_texts
-    return texts, (grid, (0, end - 0.5), counters, row_ticks(fig), owners, time_frame)
+    xs = [x for s in fig.slots if s.w for x in (s.left, s.left + s.w)]
+    if time_frame is not None:
+        xs.append(time_frame[0] + time_frame[1])
+    wrap = max(layout.CAPTION_WRAP, max(xs, default=0) - min(xs, default=0))  # as wide as the drawing
+    # The caption, as wide as the drawing, wraps into fewer lines on a phone. Beside a timeline (whose lanes' names
+    # reach its bottom) it goes under both, placed by its top edge: wrapped into more lines, it grows downward only.
+    # Otherwise it is centred 0.5 under the on-chip memory, as ever (growing up into the room left under the registers).
+    by_top = time_frame is not None
+    top = min(end, time_frame[3]) - 0.1 - 0.15 * grow if by_top else end
+    caption = (0, top, round(wrap, 4), grow, by_top)
+    return texts, (grid, caption, counters, row_ticks(fig), owners, time_frame)
+
+
+def counter_x(label, word, left, grow):
+    """The centre of a counter's `label` (13 px) left of the `word` (15 px) centred at x = 0 on its line: 0.9 right
+    of `left`, or further left, as far as keeps the two apart where both are `grow` times as wide (a phone)."""
+    half = grow * layout.name_width(label) * layout.PROSE_EM / layout.NAME_EM / 2
+    word_half = grow * layout.name_width(word, 15) / 2
+    return min(left + 0.9, -word_half - 0.2 * grow - half)
 
 
 def diff(a, b):

@@ -32,6 +32,9 @@ GLYPH_EM = 0.5  # that advance as drawn (DejaVu Sans, Chromium's sans-serif here
 PHONE = 2.6  # how much wider a label can be in canvas units on a phone than at UNIT (11 px at a zoom of 0.4)
 PHONE_CANVAS = (364, 250)  # px: the docked figure's canvas on a 390 x 844 phone (page/layout.css, its size form folded)
 DROP = 0.75  # canvas units: a staggered label's line under its neighbours' (a line of 11 px at that zoom)
+SPACE = 0.1  # canvas units at UNIT: the least room between two names on one line (a space, grown on a phone)
+LINE_EM, GLYPHS_EM, PROSE_EM = 1.2, 1.15, 0.58  # a wrapped line's pitch, one line's glyphs, prose's mean advance
+CAPTION_FONT, CAPTION_WRAP = 13, 9  # the step's caption: px, and the canvas units it wraps at (at least)
 
 
 def name_width(name, font=FONT):
@@ -45,11 +48,32 @@ def stagger(centres, names, font=FONT, grow=PHONE):
     lines, last = [], None
     for x, name in zip(centres, names, strict=True):
         half = grow * name_width(name, font) * GLYPH_EM / NAME_EM / 2  # as wide as drawn, not the upper estimate
-        meets = last is not None and last[1] and x - half < last[0] + last[1] + 0.05 and lines[-1] == 0
+        meets = last is not None and last[1] and x - half < last[0] + last[1] + SPACE * grow and lines[-1] == 0
         lines.append(1 if meets else 0)
         if lines[-1] == 0:
             last = (x, half)
     return lines
+
+
+def caption_gap(grow):
+    """How far under a slot the centre of its caption (``SMALL`` px, one line) goes, in canvas units, for the caption's
+    top to stay 0.1 clear of the slot while it is `grow` times as tall as at ``UNIT`` (a phone): 0.25 at UNIT."""
+    return 0.1 + GLYPHS_EM * SMALL / UNIT / 2 * grow
+
+
+def caption_height(text, wrap, grow, font=CAPTION_FONT):
+    """The height in canvas units of `text` at `font` px wrapped at `wrap` canvas units, on a screen that draws an 11
+    px label `grow` times as tall as at ``UNIT`` (the label is drawn at no less than 11 px: ``growth``), its words
+    wrapped greedily at ``PROSE_EM`` an average character (an upper estimate of what the browser draws)."""
+    size = max(font, SMALL * grow) / UNIT  # canvas units of an em as drawn
+    lines, used = 1, 0.0
+    for word in text.split():
+        w = len(word) * PROSE_EM * size
+        if used and used + PROSE_EM * size + w > wrap:
+            lines, used = lines + 1, w
+        else:
+            used += (PROSE_EM * size if used else 0) + w
+    return ((lines - 1) * LINE_EM + GLYPHS_EM) * size
 
 
 def growth(w, h):
@@ -118,9 +142,11 @@ def place_sram(groups, top, grow=PHONE):
             s.x, s.y, s.w, s.h, s.font = x, top - h / 2, w, h, FONT if w > 0.5 else SMALL
             _cells(s)
         lines = stagger([s.x for s in framed], [s.caption for s in framed], SMALL, grow)
+        extra = caption_gap(grow) - caption_gap(1)  # a caption's top edge stays under its slot as the caption grows
+        drop = max(DROP, 1.25 * GLYPHS_EM * SMALL / UNIT * grow)  # a line of 11 px on a phone, and a little room
         for s, line in zip(framed, lines, strict=True):
-            s.caption_drop = DROP * line
-        dropped = DROP * max(lines, default=0)
+            s.caption_drop = drop * line + extra
+        dropped = drop * max(lines, default=0) + 2 * extra
         anonymous = [s for s in slots if s.memory == "reg" and s.owner is None]
         rows = sorted({s.row for s in anonymous})
         reg_y = top - tall - 0.9 - dropped
@@ -134,17 +160,18 @@ def place_sram(groups, top, grow=PHONE):
         group_bottom = reg_y + 0.3 if rows else top - tall - 0.4 - dropped - room
         owned = [s for s in slots if s.memory == "reg" and s.owner is not None]
         if owned:
-            group_bottom, texts = place_owners(owned, group_bottom - 0.45)  # the word Registers clear of captions
+            group_bottom, texts = place_owners(owned, group_bottom - 0.45, grow)  # the word Registers clear of captions
             labels += texts
         bottom = min(bottom, group_bottom)
     return bottom, labels
 
 
-def place_owners(slots, top):
+def place_owners(slots, top, grow=PHONE):
     """Under the word Registers, a row of `slots` for each owner in the order first named, the owner's name at the
     row's left, the captions under the last row only (the heads of the columns, ``Figure.reg``); return the bottom
     and the labels [(text, x, y, size, owner)]: the word Registers (owner None), and each owner's name."""
     owners = list(dict.fromkeys(s.owner for s in slots))
+    gap = max(REG_GAP, GLYPHS_EM * SMALL / UNIT * grow * 1.25 - REG_HEIGHT)  # owners' names, 11 px on a phone, apart
     labels, y = [("Registers", 0, top - 0.2, 15, None)], top - 0.45 - REG_HEIGHT / 2
     for n, owner in enumerate(owners):
         row = [s for s in slots if s.owner == owner]
@@ -152,11 +179,12 @@ def place_owners(slots, top):
         for s, w, x in zip(row, widths, spread(widths, 0.2), strict=True):
             s.x, s.y, s.w, s.h, s.font = x, y, w, REG_HEIGHT, FONT if w > 0.5 else SMALL
             s.caption = s.column if n == len(owners) - 1 else ""
+            s.caption_drop = caption_gap(grow) - caption_gap(1)
             _cells(s)
         left = min(s.left for s in row)
-        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.1, y, SMALL, owner))
-        y -= REG_HEIGHT + REG_GAP
-    return y + REG_GAP + REG_HEIGHT / 2 - 1.0, labels  # the columns' heads, and room under them at a phone's zoom
+        labels.append((owner, left - PHONE * name_width(owner, SMALL) / 2 - 0.3, y, SMALL, owner))  # clear of the row
+        y -= REG_HEIGHT + gap
+    return y + gap + REG_HEIGHT / 2 - 1.0, labels  # the columns' heads, and room under them at a phone's zoom
 
 
 def _cells(slot):

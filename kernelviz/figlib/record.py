@@ -16,7 +16,9 @@ HBM counter adds the bytes of every tile copied from or to HBM, and of every HBM
 A figure whose shared memory says its ``itemsize`` also counts the traffic of SRAM, as a second counter: a copy from
 HBM stores the whole slot (a ragged tile is padded, as a kernel pads it with zeros); a copy between SRAM and
 registers (``reg``: a warp's registers) moves as many elements as the register slot holds, at the SRAM slot's size
-an element (a warp that loads its 16 rows of a 64-row tile loads 16 rows' bytes).
+an element (a warp that loads its 16 rows of a 64-row tile loads 16 rows' bytes); a copy from SRAM to HBM (a TMA
+store) reads the whole slot. ``access`` counts what the drawing shows no copy for: an instruction reading its
+operands where they lie in shared memory (``wgmma``), the zeros a TMA writes for rows past a tensor's end.
 """
 
 from .layout import UNIT
@@ -166,6 +168,13 @@ class Figure:
             self.shared_bytes += shared_traffic(a, b)
             self._event(b, "copy", moved, src=a)
 
+    def access(self, *slots):
+        """Count the bytes of each of `slots` (slots of shared memory, or lists of them) as SRAM traffic once, drawing
+        nothing: an access the figure shows no copy for (``wgmma`` reading its operands where they lie; the TMA
+        writing zeros for the rows of its box past a tensor's end). A slot that is not in shared memory, or does
+        not say its itemsize, counts nothing (the figure does not count SRAM's traffic)."""
+        self.shared_bytes += sum(s.bytes for s in flat(list(slots)) if s.memory == "sram" and getattr(s, "itemsize", 0))
+
     def paint(self, slots, in_turn=False, **fields):
         """Change what `slots` hold in place: `fields` (label, fill, stroke, level, stale) replace theirs. With
         `in_turn`, one after another, like the cells of a matrix being computed."""
@@ -266,4 +275,6 @@ def shared_traffic(src, dst):
         return src.rows * src.cols * dst.itemsize
     if counted(src) and dst.memory == "reg":
         return dst.rows * dst.cols * src.itemsize
+    if counted(src) and dst.memory == "hbm":
+        return src.bytes
     return 0

@@ -19,7 +19,7 @@ steps after it as empty frames, so the whole schedule, gaps included, is visible
 """
 
 LANE_H, LANE_GAP = 0.32, 0.12  # canvas units: a lane's bar height and the gap between lanes
-LABEL_FONT = 11
+LABEL_FONT, TITLE_FONT = 11, 13
 
 
 class Action:
@@ -98,15 +98,23 @@ def seconds(t):
     return "0 s"
 
 
+def name_room(timeline, grow=1.0):
+    """The canvas units the lanes' names take left of the bars, at `grow` (see ``place``)."""
+    return grow * (max(len(name) for name, _ in timeline.lanes) * 0.55 * LABEL_FONT / 44 + 0.15)
+
+
 def place(timeline, left, right, top, grow=1.0):
     """Where the timeline goes: the fixed labels [(text, x, y, size)] (its title, each lane's name at its left) and
     the frame (x0, width, {lane: y of its bar's bottom}, bottom of it all). The bars span x0 .. x0 + width, which is
     `left` .. `right` less the room of the lanes' names. `grow`: how many times as wide and tall a label is in canvas
-    units on a phone as at the pages' unit (figlib.layout.growth): the names and the lanes get room for that."""
+    units on a phone as at the pages' unit (figlib.layout.growth): the names and the lanes get room for that, and the
+    title, centred over the timeline, is moved right as far as it must be not to start left of `left`."""
     names = [name for name, _ in timeline.lanes]
-    room = grow * max(len(n) for n in names) * 0.5 * LABEL_FONT / 44 + 0.15
+    room = name_room(timeline, grow)
     x0, width = left + room, max(1.0, right - left - room)
-    texts = [(f"{timeline.title}: {seconds(timeline.makespan)}", left + (right - left) / 2, top - 0.15, 13)]
+    title = f"{timeline.title}: {seconds(timeline.makespan)}"
+    half = grow * len(title) * 0.55 * TITLE_FONT / 44 / 2  # the title's half width on a phone: it starts at `left`
+    texts = [(title, max(left + (right - left) / 2, left + half), top - 0.15, TITLE_FONT)]
     pitch = max(LANE_H + LANE_GAP, 0.42 * grow)  # a lane's name, 11 px at a phone's zoom, clear of the next
     ys, y = {}, top - 0.2 - 0.4 * grow
     for name in names:

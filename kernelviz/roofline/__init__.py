@@ -111,15 +111,23 @@ def gpu(key):
     return GPUS[key.lower()]
 
 
+# The units of the classic roofline: {unit: (the counts it serves, summed; the GPU's figure that is its rate)}.
+# ``bound`` reads it here and the browser reads it too (web/.gen/bound.js, written by ``roofline.js_bound``).
+BOUND_UNITS = {
+    "memory": (("bytes",), "hbm_bytes_per_s"),
+    "tensor cores": (("matmul",), "tensor_flops_per_s"),
+    "CUDA cores": (("exp", "other"), "fp32_flops_per_s"),
+}
+
+
 def bound(total_bytes, flops, device):
     """Where `total_bytes` moved and `flops` ({"matmul", "exp", "other"}) done put a kernel on `device`'s roofline:
-    intensity, the time each unit needs, the lower bound on time, the unit that sets it, and the FLOP/s a kernel
-    at that bound attains."""
+    intensity, the time each unit needs (``BOUND_UNITS``: its counts over its rate), the lower bound on time, the
+    unit that sets it (the first of the largest), and the FLOP/s a kernel at that bound attains."""
     work = sum(flops.values())
+    count = {"bytes": total_bytes, **flops}
     times = {
-        "memory": total_bytes / device.hbm_bytes_per_s,
-        "tensor cores": flops["matmul"] / device.tensor_flops_per_s,
-        "CUDA cores": (flops["exp"] + flops["other"]) / device.fp32_flops_per_s,
+        unit: sum(count[c] for c in counts) / getattr(device, rate) for unit, (counts, rate) in BOUND_UNITS.items()
     }
     limit = max(times, key=times.get)
     seconds = times[limit]

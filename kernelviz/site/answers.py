@@ -2,12 +2,15 @@
 table the page embeds, ``<script type="application/json" id="kv-answers">``, made from the run of the page's
 ``trace`` entry ``fig`` (or its only entry), the same NumPy run whose ledger its ``{{ trace }}`` numbers count.
 
-    {"sizes": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},
+    {"sizes": {"N": 8, "N_kv": 8, "Br": 4, "Bc": 4, "causal": 0},   # the figure's sizes, as its form names them
      "keys": [the step list's keys], "changes": [{slot name: value} for each step: what the step gave a slot]}
 
 Which step gives which slot what is the algorithm's: its record's ``answers`` (attention.figure_values), fed by its
-observer (a record that ``observes``). A page whose algorithm has none, or that has no ``fig`` run, gets no table:
-its answers then say what a slot is, whose, and the bytes it took, without values.
+observer (a record that ``observes``): the run calls ``observe(*where, **carries)`` (its loop indices, then what it
+holds there), and ``observed[where]`` keeps the carries. The table's sizes are the ones the page's kernel drew the
+figure at (its ``sizes(...)`` call, the form's names), so the page gives values only while the figure shows them. A
+page whose algorithm has none, or that has no ``fig`` run, gets no table: its answers then say what a slot is, whose,
+and the bytes it took, without values.
 """
 
 from kernelviz.attention import runs
@@ -35,7 +38,6 @@ def table(page):
     keys_at = [(st.get("key", ""), st.get("at", {})) for st in steps]
     observed = {}
     sizes = {k: v for k, v in entry.items() if k not in ("algo", "schedule")}
-    done = runs.run(record.name, observe=lambda i, j, **carries: observed.__setitem__((i, j), carries), **sizes)
-    shown = {n: int(done.sizes[n]) for n in ("N", "N_kv", "Br", "Bc") if n in done.sizes}
-    shown["causal"] = int(bool(done.sizes.get("causal")))
+    done = runs.run(record.name, observe=lambda *where, **carries: observed.__setitem__(where, carries), **sizes)
+    shown = {n: int(v) for n, v in (getattr(page.run, "sizes", None) or {}).items()}
     return {"sizes": shown, "keys": [k for k, _ in keys_at], "changes": record.answers(done, observed, keys_at)}

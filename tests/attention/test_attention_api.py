@@ -68,25 +68,25 @@ def test_signatures():
     assert sig == {
         "attention_fp64": "(q, k, v, causal=False, scale=None)",
         "attention_backward_fp64": "(q, k, v, do, causal=False, scale=None)",
-        "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS})",
+        "flash_attention_2_backward": f"(q, k, v, o, do, lse, *, {OPTIONS}, observe=None)",
         "standard_attention_backward": f"(q, k, v, do, *, {OPTIONS})",
         "standard_attention": f"(q, k, v, *, {OPTIONS})",
-        "flash_attention_1": f"(q, k, v, *, {OPTIONS})",
+        "flash_attention_1": f"(q, k, v, *, {OPTIONS}, observe=None)",
         "flash_attention_2": f"(q, k, v, *, {OPTIONS}, observe=None)",  # its carries, for the figure's answers
         "flash_decoding": "(q, k, v, *, "
         + OPTIONS.replace("Bc=64, ", "Bc=64, n_splits=None, partials='unnormalized', ")
-        + ")",
+        + ", observe=None)",
         "flash_attention_2_mma": "(q, k, v, *, Br=64, Bc=64, warps=4, causal=False, dtype='float16', scale=None, "
-        "sram_budget=None, p_in_shared=False)",
+        "sram_budget=None, p_in_shared=False, observe=None)",
         "flash_attention_3": "(q, k, v, *, Br=128, Bc=128, warpgroups=2, causal=False, dtype='float16', scale=None, "
-        "sram_budget=None)",
+        "sram_budget=None, observe=None)",
         "naive_softmax": "(x, b=4)",
         "safe_softmax": "(x, b=4)",
         "online_softmax": "(x, b=4)",
         "online_softmax_output": "(x, v, b=4)",
         "paged_attention_fp64": "(q, k_pages, v_pages, block_table, seq_lens, scale=None)",
         "paged_decoding": "(q, k_pages, v_pages, block_table, seq_lens, *, n_splits=1, dtype='float32', scale=None, "
-        "sram_budget=None)",
+        "sram_budget=None, observe=None)",
         "random_batch": "(seq_lens, page_size, H_q, H_kv, d, seed=0, shared_pages=0, spare_pages=0)",
         "run": "(algo, *, seed=0, dtype=None, sram_budget=None, observe=None, **sizes)",
         "closed_form": "(algo, *, dtype=None, **sizes)",

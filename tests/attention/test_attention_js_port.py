@@ -1,4 +1,5 @@
-"""The closed forms' JavaScript is generated from formulas.py and flops.py (attention.js_port), not kept by hand.
+"""The closed forms' JavaScript is generated from formulas.py, flops.py and closed_forms/ (attention.js_port), not by
+hand.
 
 What the generated functions compute is compared with Python on a grid by tests/explorer/test_explorer_formulas.py
 and tests/roofline/test_roofline_js.py (they run web/src/explorer/formulas.js and web/src/roofline/flops.js, which
@@ -8,6 +9,7 @@ survive the translation where JS's differ (floor division and remainder of negat
 outside the subset is refused with its file and line.
 """
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -54,12 +56,13 @@ def test_the_hand_ports_are_gone():
 
 @needs_node
 def test_a_change_to_the_python_reaches_the_javascript(tmp_path):
-    """Plant a change in a copy of formulas.py (fa2 reads Q twice): the translated fa2 follows it; the rest stays."""
-    source = (ROOT / "kernelviz" / "attention" / "formulas.py").read_text()
+    """Plant a change in a copy of fa2's closed form (closed_forms/fa2.py: fa2 reads Q twice): the translated fa2
+    follows it; the rest stays."""
+    source = (tree_copy(tmp_path) / "fa2.py").read_text()
     planted = source.replace('return {"Q": rw(q), "K": rw(kv)', 'return {"Q": rw(2 * q), "K": rw(kv)')
     assert planted != source
-    (tmp_path / "formulas.py").write_text(planted)
-    (tmp_path / "formulas.js").write_text(js_port.port("formulas", source=tmp_path / "formulas.py"))
+    (tmp_path / "closed_forms" / "fa2.py").write_text(planted)
+    (tmp_path / "formulas.js").write_text(js_port.port("formulas", root=tmp_path))
     args = [100, 64, 16, 40, None, True, 2, 3]
     fa2, standard = node_call(tmp_path, "formulas", [("fa2", args), ("standard", args)])
     want = formulas.fa2(*args)
@@ -126,3 +129,73 @@ def test_the_generated_shared_memory_count_equals_python_s(tmp_path):
         want = formulas.fa2_mma_shared(N, d, Br, Bc, N_kv=N_kv, warps=warps, itemsize=s, causal=causal,
                                        p_in_shared=p_in, batch_heads=h)  # fmt: skip
         assert js == want, (N, d, Br, Bc, N_kv, warps, s, causal, p_in, h)
+
+
+SAMPLE = dict(  # a value for each parameter of a closed form: ragged tiles, causal, 16-bit, several heads and splits
+    N=100, d=16, Br=16, Bc=40, N_kv=37, causal=True, itemsize=2, batch_heads=3, n_splits=3, partials="lse",
+    seq_lens=[5, 9, 1], page_size=4, H_q=4, H_kv=2, warps=2, warpgroups=3, p_in_shared=True,
+)  # fmt: skip
+
+
+@needs_node
+def test_every_generated_closed_form_equals_python_s(tmp_path):
+    """Each algorithm's closed form the browser gets (closed_forms.published: fa3_shared and any new one too), run in
+    node with its parameters in order (keyword-only ones trailing), equals Python's at sizes where N > N_kv."""
+    from kernelviz.attention.closed_forms import published
+
+    checked = 0
+    for module, (_, spec) in js_port.modules().items():
+        (tmp_path / f"{module}.js").write_text(js_port.port(module))
+        forms = published({module: spec})
+        params = {name: list(inspect.signature(f).parameters) for name, f in forms.items()}
+        unknown = {name: [p for p in ps if p not in SAMPLE] for name, ps in params.items()}
+        assert not any(unknown.values()), f"give SAMPLE a value for {unknown}"
+        calls = [(name, [SAMPLE[p] for p in ps]) for name, ps in params.items()]
+        for (name, _), js in zip(calls, node_call(tmp_path, module, calls), strict=True):
+            assert js == forms[name](**{p: SAMPLE[p] for p in params[name]}), (module, name)
+            checked += 1
+    assert checked >= 16  # 7 byte counts, 7 FLOP counts, 2 shared-memory counts (fa2_mma, fa3)
+
+
+def tree_copy(tmp_path):
+    """A copy of the sources js_port reads (formulas.py, flops.py, closed_forms/) under `tmp_path`."""
+    attention = ROOT / "kernelviz" / "attention"
+    for name in ("formulas.py", "flops.py"):
+        shutil.copy(attention / name, tmp_path / name)
+    shutil.copytree(attention / "closed_forms", tmp_path / "closed_forms")
+    return tmp_path / "closed_forms"
+
+
+@needs_node
+def test_a_new_algorithm_s_closed_form_reaches_the_browser_by_its_module_alone(tmp_path):
+    """closed_forms/piped.py, and no other edit: formulas.js exports piped, which node runs as Python does."""
+    (tree_copy(tmp_path) / "piped.py").write_text(
+        '"""A new algorithm: FA2\'s traffic and Q twice."""\n\nfrom ..formulas import kv_rows_read, rw\n\n\n'
+        "def hbm(N, d, Br, Bc, N_kv=None, causal=False, itemsize=4, batch_heads=1):\n"
+        "    kv = batch_heads * kv_rows_read(N, Br, Bc, N_kv, causal) * d * itemsize\n"
+        '    return {"Q": rw(2 * batch_heads * N * d * itemsize), "K": rw(kv), "V": rw(kv)}\n'
+    )
+    (tmp_path / "formulas.js").write_text(js_port.port("formulas", root=tmp_path))
+    (got,) = node_call(tmp_path, "formulas", [("piped", [100, 16, 16, 40, 37, True, 2, 3])])
+    fa2 = formulas.fa2(100, 16, 16, 40, 37, True, 2, 3)
+    assert got == {"Q": {"read": 2 * 3 * 100 * 16 * 2, "write": 0}, "K": fa2["K"], "V": fa2["V"]}
+
+
+def test_a_closed_form_calling_what_the_other_module_does_not_export_is_named(tmp_path):
+    (tree_copy(tmp_path) / "odd.py").write_text(
+        "from ..flops import count\nfrom ..formulas import floor_sum\n\n\ndef flops(N):\n"
+        "    return count(floor_sum(N, 2, 1, 0))\n"
+    )
+    with pytest.raises(js_port.PortError, match="formulas.js does not export floor_sum: add it to its JS_MODULES"):
+        js_port.port("flops", root=tmp_path)
+
+
+def test_a_closed_form_is_not_published_over_a_helper_of_its_name():
+    from types import SimpleNamespace
+
+    from kernelviz.attention.closed_forms import publish
+
+    module = SimpleNamespace(__name__="m", JS_MODULES={"m": {"form": "hbm", "as": "{stem}", "helpers": ()}})
+    module.fa2 = len  # a helper that happens to be called as an algorithm's module
+    with pytest.raises(ValueError, match=r"m\.fa2 is a helper there, and kernelviz\.attention\.closed_forms\.fa2"):
+        publish(module)

@@ -1,9 +1,10 @@
 """An algorithm is one registration: its module, its record (algorithm.Algorithm) in its own module of
 kernelviz/attention/topics/, and one entry of the registry (topics/__init__.py). runs.py, the command line, the
 pages' {{ trace }} and the footprint, blocks and numbers modules loop over the registry instead of switching on
-names: no code of kernelviz/attention nor of the site's extensions names an algorithm outside its own files but the
-registry, the package's public API (attention/__init__.py) and the closed forms it adds to (formulas.py, flops.py).
-Another topic's own files may name the one they build on (FA2's backward runs FA2's forward)."""
+names: no code of kernelviz/attention nor of the site's extensions names an algorithm outside its own files (its
+closed forms' module of closed_forms/ among them) but the registry; the package's public functions and formulas.py's
+and flops.py's closed forms come from the records. Another topic's own files may name the one they build on (FA2's
+backward runs FA2's forward). tests/test_topics_named.py holds the same of the whole of kernelviz/ and web/src."""
 
 import json
 from pathlib import Path
@@ -22,12 +23,7 @@ from tests.attention.algorithm_names import ROOT, naming, stems, words_of
 
 ATTENTION = ROOT / "kernelviz" / "attention"
 EXTENSIONS = ROOT / "kernelviz" / "site" / "extensions"
-ALLOWED = {  # the registry, the public API, and the closed forms each topic adds a function to
-    "kernelviz/attention/topics/__init__.py",
-    "kernelviz/attention/__init__.py",
-    "kernelviz/attention/formulas.py",
-    "kernelviz/attention/flops.py",
-}
+ALLOWED = {"kernelviz/attention/topics/__init__.py"}  # the registry
 
 
 def scanned():

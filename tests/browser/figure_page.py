@@ -21,6 +21,7 @@ KERNEL_PAGES = [
     "flash-attention-2-backward",
     "flash-decoding",
     "paged-decoding",
+    "flash-attention-3",
 ]
 SCREENS = {"1366x768": {"width": 1366, "height": 768}, "1920x1080": {"width": 1920, "height": 1080}}
 

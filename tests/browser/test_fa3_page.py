@@ -1,8 +1,8 @@
 """The FlashAttention-3 page in Chromium (issue 42): every step of its figure plays, each action has a CUDA block of
-fa3.cu, and the HBM counter ends on the ledger's total (`kernelviz trace`, FA2's ledger in float16: FA3 moves the same
-bytes); the timeline under the figure shows consumer 1's softmax at the same moment as consumer 2's products (the
-bars' boxes as Chromium lays them out); a bullet plays its step and the step's CUDA is there; a URL with sizes and a
-step opens the figure at those sizes and that step."""
+fa3.cu, and the HBM and SRAM counters end on the ledger's totals (`kernelviz trace fa3`: FA2's HBM bytes in float16,
+and the shared memory the TMA stores and wgmma reads); the timeline under the figure shows consumer 1's softmax at
+the same moment as consumer 2's products (the bars' boxes as Chromium lays them out); a bullet plays its step and
+the step's CUDA is there; a URL with sizes and a step opens the figure at those sizes and that step."""
 
 import io
 import json
@@ -24,7 +24,8 @@ PLAY_EVERY_STEP = """async () => {
     await window.kernelviz.goTo(k);
     const text = (kv) => document.querySelector(`#kv-figure svg [data-kv="${kv}"]`)?.textContent ?? null;
     const current = document.querySelector('#kv-figure .kv-step-items button[aria-current="step"]');
-    shown.push({ key: steps[k].key, hbm: text('hbm-bytes'), current: current && current.textContent.trim() });
+    shown.push({ key: steps[k].key, hbm: text('hbm-bytes'), sram: text('smem-bytes'),
+                 current: current && current.textContent.trim() });
   }
   return shown;
 }"""
@@ -65,9 +66,12 @@ def test_every_step_plays_each_action_has_its_cuda_and_the_counter_ends_on_the_l
     assert {action(s["key"]) for s in shown[1:]} - {action(key) for key, _ in cited} == set(), "no CUDA block"
 
     sizes = page.evaluate("window.kernelviz.sizes()")
-    assert shown[-1]["hbm"] == f"HBM {trace(sizes)['total_bytes']} B"
-    hbm = [int(s["hbm"].split()[1]) for s in shown]
-    assert hbm == sorted(hbm), "bytes only ever add up"
+    traced = trace(sizes)
+    assert shown[-1]["hbm"] == f"HBM {traced['total_bytes']} B"
+    assert shown[-1]["sram"] == f"SRAM {traced['shared']['total']} B", "TMA's stores, wgmma's reads, the epilogue"
+    for counter in ("hbm", "sram"):
+        counts = [int(s[counter].split()[1]) for s in shown]
+        assert counts == sorted(counts), f"{counter}: bytes only ever add up"
     assert page.errors == []
 
 

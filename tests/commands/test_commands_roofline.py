@@ -106,3 +106,18 @@ def test_sizes_refuse_what_is_not_a_whole_number(capsys, bad):
     with pytest.raises(SystemExit) as e:
         main(["roofline", "--N", bad, "--d", "64"])
     assert e.value.code == 2 and f"argument --N: invalid positive integer value: '{bad}'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("dtype", "want"),
+    [
+        ("float32", ["standard", "fa1", "fa2", "flash-decoding", "fa2-backward", "standard-backward"]),
+        ("bfloat16", ["fa2-mma", "fa2-pipe", "fa3"]),  # tensor cores' 16-bit operands
+    ],
+)
+def test_roofline_rows_are_the_algorithms_on_q_k_v_that_take_the_storage(capsys, dtype, want):
+    """The rows come from the records (their inputs and dtypes), not from a list of names: in float32 every
+    tensor-core algorithm is left out (fa2-pipe and fa3 as well as fa2-mma), and paged decoding (a batch, not N)
+    always is."""
+    report = json.loads(run(capsys, "roofline", "--N", "64", "--d", "16", "--dtype", dtype, "--json"))
+    assert [row["algorithm"] for row in report["algorithms"]] == want

@@ -1,10 +1,10 @@
 """The explorer's JavaScript port of the byte formulas agrees with kernelviz.attention on many settings.
 
 web/src/explorer/formulas.js ports kernelviz/attention/formulas.py function by function, and
-web/src/explorer/sram.js ports the FA2 block's SRAM tiles and the ledger's fit rule. Here node runs the JS on a
-dense grid plus a seeded random sample of settings, and every answer must equal Python's exactly. sram.js's split
-(shared memory, registers) and footprint.js's memory and traffic limit are held to sums by hand and to the Python.
-"""
+web/src/explorer/sram.js gives the FA2 block's SRAM tiles (its record's generated ``block``) and ports the ledger's
+fit rule. Here node runs the JS on a dense grid plus a seeded random sample of settings, and every answer must equal
+Python's exactly. sram.js's split (shared memory, registers) and footprint.js's memory and traffic limit are held to
+sums by hand and to the Python."""
 
 import inspect
 import itertools
@@ -160,7 +160,7 @@ def fa2_ledger_sram(Br, Bc, d, dtype, budget=None):
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_sram_tiles_match_the_fa2_ledger(dtype):
     shapes = list(itertools.product([1, 16, 64, 128, 256], [16, 48, 128], [32, 64, 96, 256]))
-    js = run_calls([("fa2_sram", [Br, Bc, d, DTYPE_BYTES[dtype]]) for Br, d, Bc in shapes])
+    js = run_calls([("blockTiles", [Br, Bc, d, DTYPE_BYTES[dtype]]) for Br, d, Bc in shapes])
     for (Br, d, Bc), got in zip(shapes, js, strict=True):
         want = fa2_ledger_sram(Br, Bc, d, dtype)
         assert list(got.items()) == list(want.items()), (Br, Bc, d, dtype)  # same tiles, same order
@@ -190,7 +190,7 @@ SPLIT_SHAPES = list(itertools.product([16, 64, 128], [16, 64, 256], [32, 64, 128
 
 
 def test_the_split_puts_q_k_v_in_shared_memory_and_the_rest_in_registers():
-    js = run_calls([("fa2_split", [Br, Bc, d, s]) for Br, Bc, d, s in SPLIT_SHAPES])
+    js = run_calls([("blockSplit", [Br, Bc, d, s]) for Br, Bc, d, s in SPLIT_SHAPES])
     for (Br, Bc, d, s), got in zip(SPLIT_SHAPES, js, strict=True):
         assert list(got["shared"]) == ["Qi", "Kj", "Vj"]
         assert list(got["registers"]) == ["Sij", "Oi", "mi", "li"]
@@ -203,7 +203,7 @@ def test_the_split_puts_q_k_v_in_shared_memory_and_the_rest_in_registers():
 def test_the_tensor_core_kernel_declares_the_shared_tiles_padded_by_8_elements_a_row():
     # At the overview's sizes (d = 64, 64 x 64 tiles, float16): Q, K, V tiles 3 * 64 * 64 * 2 = 24,576 bytes; the
     # kernel pads each of their 64 + 2 * 64 rows by 8 elements of 2 bytes: 27,648 bytes.
-    (got,) = run_calls([("fa2_split", [64, 64, 64, 2])])
+    (got,) = run_calls([("blockSplit", [64, 64, 64, 2])])
     assert sum(got["shared"].values()) == 3 * 64 * 64 * 2 == 24576
     assert sum(got["registers"].values()) == 64 * 64 * 4 + 64 * 64 * 4 + 2 * 64 * 4 == 33280
     declared = kernels.shared_memory("fa2-mma", dict(N=64, d=64, Br=64, Bc=64))["fa2_mma"]

@@ -133,3 +133,25 @@ def test_without_start_the_figure_opens_on_hbm_alone():
     fig.zoom(0, [Qi, li, S])
     fig.step("zoom", "block 0", i=0)
     assert fig.steps[0].block is None and fig.steps[1].block[0] == 0
+
+
+def test_access_counts_shared_memory_read_where_it_lies_and_a_store_to_hbm_reads_the_slot():
+    """SRAM traffic with no copy drawn (wgmma's operands, a TMA's zeros) and a TMA store (SRAM -> HBM), worked out
+    here from the slots' sizes: 4 x 4 halves = 32 bytes a tile, 2 x 4 halves = 16 a register slot's worth."""
+    fig = Figure("ready")
+    K = fig.hbm("K", 8, 4, 4, "k", itemsize=2)
+    out = fig.hbm("O", 4, 4, 4, "o", empty=True, itemsize=2)
+    Ks = fig.sram("Ks", 4, 4, "k", itemsize=2)
+    plain = fig.sram("plain", 4, 4, "k")  # says no itemsize: not counted
+    o = fig.reg("o", 2, 4, "o")
+    fig.blocks(1)
+    fig.zoom(0, [Ks, plain, o])
+    fig.copy(K[0], Ks)  # stores 32
+    fig.step("load", "K0")
+    fig.access(Ks, [Ks, plain], K[1])  # read twice: 64; the others count nothing
+    fig.step("read", "wgmma reads Ks twice")
+    fig.copy(o, Ks)  # 2 x 4 elements of 2 bytes: 16
+    fig.copy(Ks, out[0])  # the TMA store reads the whole slot: 32
+    fig.step("store", "O0")
+    assert [s.shared for s in fig.steps] == [0, 32, 32 + 64, 32 + 64 + 16 + 32]
+    assert [s.hbm for s in fig.steps] == [0, 32, 32, 64]

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from kernelviz import pie
-from kernelviz.figlib import Figure, rates, timeline
+from kernelviz.figlib import Figure, layout, rates, timeline
 from kernelviz.figlib.timeline import Timeline
 
 LANES = [("copy", "@k-2"), ("tensor", "@s-2"), ("sfu", "@m-2")]
@@ -150,3 +150,41 @@ def test_unit_rates_are_gpus_json_shares_of_an_sm():
     assert rates.unit_rates(2)[1] == table["h200"]["name"]
     with pytest.raises(ValueError, match="gpu 'v100' is not one of"):
         rates.unit_rates("v100")
+
+
+def test_beside_a_timeline_the_caption_hangs_from_one_top_edge_under_the_lanes():
+    """The step's caption, as wide as the drawing, goes under the timeline too, and is placed by its top edge: each
+    step's caption is centred half its own height (layout.caption_height at the growth laid out for) under one top
+    edge, which lies under the lanes, so that a caption of many lines grows down, never up into the lanes."""
+    from kernelviz.figlib import draw
+
+    fig = Figure("start")
+    K = fig.hbm("K", 8, 4, 4, "k")
+    Kj = fig.sram("Kj", 4, 4, "k")
+    fig.blocks(1)
+    tl = fig.timeline(LANES, RATES)
+    fig.zoom(0, [Kj])
+    fig.step("zoom", "block 0", i=0)
+    for j in range(2):
+        fig.copy(K[j], Kj)
+        tl.act("copy", f"K{j}", 16, "hbm")
+        fig.step("load K", "load K" + f"{j} into shared memory, a tile of four rows" * (1 + 6 * j), i=0, j=j)
+    _, frame = draw.place(fig)
+    x, top, wrap, grow, by_top = frame[1]
+    assert by_top and wrap >= layout.CAPTION_WRAP
+    assert top < min(frame[5][2].values()) - 0.1, "the top edge is under the lowest lane"
+    pie.clear()
+    fig.draw("t")
+    scene = pie.scene()
+    items = next(n for n in scene["nodes"] if n["kind"] == "diagram")["items"]
+    steps = next(n for n in scene["nodes"] if n["kind"] == "step_list")["steps"]
+    (k,) = [n for n, it in enumerate(items) if it["wrap"]]
+    y, heights = items[k]["y"], []
+    for step in [{}, *steps[1:]]:
+        for n, fields in step.get("start", []) + step.get("move", []) + step.get("end", []):  # as the player folds
+            y = fields.get("y", y) if n == k else y
+        caption = step.get("caption", "start")
+        heights.append(layout.caption_height(caption, wrap, grow))
+        assert y == pytest.approx(top - heights[-1] / 2, abs=1e-3), caption
+    assert heights[-1] > heights[1], "the long caption takes more lines, and hangs lower"
+    assert layout.caption_height("x", wrap, 1.0) == pytest.approx(layout.GLYPHS_EM * layout.CAPTION_FONT / layout.UNIT)

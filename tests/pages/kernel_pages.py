@@ -43,10 +43,18 @@ DEFAULTS = {
 }
 
 
+# Kernel pages the trace covers that test_pages_figures does not go through (their own page tests do)
+OWN_TESTS = {"flash-attention-3": "fa3"}
+
+
 def trace_args(slug, sizes, d=4):
     """The `kernelviz trace` arguments that count what the page's figure draws at `sizes` (None: a page the
     trace command does not cover, online softmax)."""
-    algo = KERNEL_PAGES[slug]
+    algo = KERNEL_PAGES[slug] if slug in KERNEL_PAGES else OWN_TESTS[slug]
+    if algo == "fa3":  # the FA3 figure: two consumer warpgroups of 2 rows (Br = 4), Bc = 4, in float16
+        causal = ["--causal"] if sizes.get("causal") else []
+        return [algo, "--N", str(sizes["N"]), "--N-kv", str(sizes["N_kv"]), "--d", str(d), "--Br", "4", "--Bc", "4",
+                *causal, "--dtype", "float16", "--warpgroups", "2", "--json"]  # fmt: skip
     if algo == "flash-decoding":
         return [algo, "--N", "1", "--N-kv", str(sizes["N"]), "--d", str(d), "--Br", "1", "--Bc", str(sizes["Bc"]),
                 "--splits", str(sizes["splits"]), "--json"]  # fmt: skip

@@ -39,8 +39,9 @@ def _editors():
     return EDITOR.findall((ROOT / "pages" / f"{SLUG}.md").read_text(encoding="utf-8"))
 
 
-def ledger(sizes):
-    """`kernelviz trace fa2 ... --dtype float16 --json`'s total_bytes at the figure's tiles (d = 4, Br = 4, Bc = 4)."""
+def ledger(sizes, key="total_bytes"):
+    """`kernelviz trace fa3 ... --dtype float16 --json`'s total_bytes (or `key`: "shared", its shared-memory
+    traffic's total) at the figure's tiles (d = 4, Br = 4, Bc = 4)."""
     from kernelviz import cli
 
     causal = ["--causal"] if sizes.get("causal") else []
@@ -49,7 +50,8 @@ def ledger(sizes):
     out = io.StringIO()
     with redirect_stdout(out):
         assert cli.main(["trace", *args]) == 0
-    return json.loads(out.getvalue())["total_bytes"]
+    traced = json.loads(out.getvalue())
+    return traced["shared"]["total"] if key == "shared" else traced[key]
 
 
 @pytest.mark.parametrize(
@@ -61,6 +63,28 @@ def test_the_counter_ends_on_the_ledgers_bytes(sizes):
     page = Page(SLUG, sizes or None)
     assert page.result.error is None, page.result.error
     assert page.counter(len(page.steps) - 1) == ledger(sizes)
+
+
+SRAM_SIZES = [{}, {"N": 5, "N_kv": 13}, {"N": 12, "N_kv": 5, "causal": 1}, {"N": 8, "N_kv": 16, "stages": 4}]
+
+
+@pytest.mark.parametrize("sizes", SRAM_SIZES)
+def test_the_sram_counter_ends_on_the_ledgers_shared_traffic(sizes):
+    """What the TMA stores (Q once a block, its rows past N as zeros; K_j and V_j a visited tile), what wgmma reads
+    where it lies (each consumer's Q and all of K_j for S, all of V_j for P V) and the epilogue's O through shared
+    memory, against the ledger of attention/fa3.py; ragged, causal with a block that sees no key, and four stages."""
+    page = Page(SLUG, sizes or None)
+    assert page.result.error is None, page.result.error
+    counts = [page.counter(k, "smem-bytes") for k in range(len(page.steps))]
+    assert counts == sorted(counts) and counts[0] == 0
+    assert counts[-1] == ledger(sizes, "shared")
+
+
+def test_a_product_that_reads_no_v_from_shared_memory_is_caught():
+    """A planted bug: the figure forgets that P V reads V_j from shared memory; the counter falls short."""
+    old = "                fig.access(RING[(j - 1) % stages][1])\n"
+    page = Page(SLUG, edit=lambda code: code.replace(old, "") if old in code else pytest.fail("kernel changed"))
+    assert page.counter(len(page.steps) - 1, "smem-bytes") < ledger({}, "shared")
 
 
 def test_the_ring_refills_a_stage_only_after_both_consumers_released_it():

@@ -6,11 +6,12 @@ To add an algorithm NAME:
      dtype, scale, sram_budget, **its options) returning an AttentionResult whose ledger counts its traffic;
   2. describe it: a module here (``topics/fa3.py``) defining ``ALGORITHM = Algorithm(name="fa3", function=...,
      bytes=..., flops=..., ...)`` (see algorithm.py for each field: its options, closed forms, baseline, dtypes,
-     extra numbers), its closed forms beside it or in formulas.py / flops.py;
+     extra numbers), and its closed forms in ``closed_forms/fa3.py`` (``hbm``, ``flops``, ``shared``: the browser
+     gets them under its name, closed_forms/__init__.py), or, where it reuses another's, in its record's module;
   3. register it: import the module below and add ``fa3.ALGORITHM`` to ``TOPICS`` (the order is the command line's
      and ``attention.ALGORITHMS``'s).
-Nothing else names it: tests/attention/test_attention_registry.py holds that no code of kernelviz/attention nor of
-the site's extensions does, outside its own modules and this list.
+Nothing else names it: tests/test_topics_named.py holds that no code of kernelviz/ does, outside its own modules,
+this list, kernelviz/cuda/topics/__init__.py (its kernel) and kernelviz/site/nav.py (its page).
 """
 
 from . import (

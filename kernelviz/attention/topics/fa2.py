@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from .. import flops, formulas
+from .. import fa2_block, formulas
 from .._inputs import tiles
 from ..algorithm import Algorithm
+from ..closed_forms import fa2
 from ..fa2 import flash_attention_2
 from ..figure_values import action, plain, tiles_of
 
@@ -52,8 +53,10 @@ def answers(done, observed, keys_at):
 ALGORITHM = Algorithm(
     name="fa2",
     function=flash_attention_2,
-    bytes=formulas.fa2,
-    flops=flops.fa2,
+    title="Flash Attention 2",
+    block=fa2_block.tiles,
+    bytes=fa2.hbm,
+    flops=fa2.flops,
     minimum=formulas.compulsory,
     per_block=per_block,
     grid=lambda tiles, batch_heads: tiles * batch_heads,  # a block per (batch_head, block of rows)

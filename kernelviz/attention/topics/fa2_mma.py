@@ -1,11 +1,13 @@
 """FA2 on tensor cores (fa2_mma.py): FA2's loops split among the warps of a block, 16-bit operands and float32
 accumulators. It takes float16 or bfloat16 storage only, warps and p_in_shared, and counts its shared-memory
-traffic too (``formulas.fa2_mma_shared``); its HBM traffic and FLOPs are FA2's exactly (rounding P to 16 bits is a
+traffic too (``closed_forms.fa2_mma.shared``); its HBM traffic and FLOPs are FA2's exactly (rounding P to 16 bits is a
 cast, which costs nothing)."""
 
-from .. import flops, formulas
+from .. import formulas
 from ..algorithm import Algorithm, Option
+from ..closed_forms import fa2, fa2_mma
 from ..fa2_mma import flash_attention_2_mma
+from ..warp_values import warp_answers
 
 MAX_WARPS = 32  # a CUDA block has at most 1024 threads: 32 warps of 32
 
@@ -49,9 +51,9 @@ ALGORITHM = Algorithm(
             help="send P through shared memory (the round trip FA2's register reuse avoids) to count it",
         ),
     ),
-    bytes=formulas.fa2,
-    flops=flops.fa2,
-    shared=formulas.fa2_mma_shared,
+    bytes=fa2.hbm,
+    flops=fa2.flops,
+    shared=fa2_mma.shared,
     minimum=formulas.compulsory,
     dtypes=("float16", "bfloat16"),
     dtypes_why="tensor cores' mma.m16n8k16 takes 16-bit operands",
@@ -60,4 +62,6 @@ ALGORITHM = Algorithm(
     slower=4,  # its warps and 16-bit rounding: 4096 steps in 1.1 s where fa2 takes 0.25 s
     ledger_records=lambda tr, tc, n_splits: tr * (2 * tc + 3),  # its shared traffic is summed, not recorded
     memory=memory,
+    observes=True,
+    answers=warp_answers,  # its figure draws each warp's registers (attention.warp_values)
 )

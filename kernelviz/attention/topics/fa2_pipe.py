@@ -3,10 +3,12 @@ shared-memory buffers. Its HBM bytes, FLOPs and shared-memory traffic are fa2_mm
 the same bytes, sooner); its extra numbers are the traffic of one warp per tile (ldmatrix of Kj and Vj) and the time
 the timeline predicts for one block on one SM of each GPU (pipe_time.py)."""
 
-from .. import flops, formulas, pipe_time
+from .. import formulas, pipe_time
 from .._inputs import tiles
 from ..algorithm import Algorithm, Option
+from ..closed_forms import fa2, fa2_mma
 from ..fa2_pipe import flash_attention_2_pipe
+from ..warp_values import warp_answers
 from .fa2_mma import ALGORITHM as MMA
 from .fa2_mma import STRAY, warps_problem
 
@@ -26,12 +28,13 @@ def extra(run):
 def shared(*sizes, stages=2, **options):
     """fa2_mma's closed form of shared-memory traffic: the ring's buffers change where the tiles land, not how many
     bytes are stored and loaded."""
-    return formulas.fa2_mma_shared(*sizes, **options)
+    return fa2_mma.shared(*sizes, **options)
 
 
 ALGORITHM = Algorithm(
     name="fa2-pipe",
     function=flash_attention_2_pipe,
+    api=False,
     options=(
         Option("warps", int, default=8, stray=STRAY, check=warps_problem, help="warps a block (default 8)"),
         Option(
@@ -42,8 +45,8 @@ ALGORITHM = Algorithm(
             help="K/V buffers in the ring: 1 waits for every tile, 2 copies tile j + 1 while tile j computes",
         ),
     ),  # fmt: skip
-    bytes=formulas.fa2,
-    flops=flops.fa2,
+    bytes=fa2.hbm,
+    flops=fa2.flops,
     shared=shared,
     minimum=formulas.compulsory,
     dtypes=MMA.dtypes,
@@ -53,4 +56,7 @@ ALGORITHM = Algorithm(
     slower=MMA.slower,
     ledger_records=MMA.ledger_records,
     memory=MMA.memory,
+    observes=True,
+    # its figure: a ring of K/V buffers named as the HBM tiles, and no m register
+    answers=lambda done, observed, keys_at: warp_answers(done, observed, keys_at, shared_kv=False, with_m=False),
 )

@@ -1,15 +1,16 @@
 """Standard attention (standard.py): three kernels, S = QK^T and P = softmax(S) stored in HBM between them; the
 baseline every forward pass is measured against."""
 
-from .. import flops, formulas
+from .. import formulas
 from ..algorithm import Algorithm
+from ..closed_forms import standard
 from ..standard import standard_attention
 
 ALGORITHM = Algorithm(
     name="standard",
     function=standard_attention,
-    bytes=formulas.standard,
-    flops=flops.standard,
+    bytes=standard.hbm,
+    flops=standard.flops,
     minimum=formulas.compulsory,
     baseline=True,
     title="standard attention",

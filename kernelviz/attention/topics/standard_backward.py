@@ -1,9 +1,10 @@
 """The standard backward pass (standard_backward.py), after standard attention's forward: five kernels that read
 back the P it stored; the baseline of the backward passes."""
 
-from .. import flops, formulas
+from .. import formulas
 from .._backward import traced
 from ..algorithm import Algorithm
+from ..closed_forms import standard_backward
 from ..standard import standard_attention
 from ..standard_backward import standard_attention_backward
 
@@ -28,8 +29,9 @@ def memory(s):
 ALGORITHM = Algorithm(
     name="standard-backward",
     function=traced(standard_attention, standard_attention_backward, needs=("do",)),
-    bytes=formulas.standard_backward,
-    flops=flops.standard_backward,
+    api=standard_attention_backward,
+    bytes=standard_backward.hbm,
+    flops=standard_backward.flops,
     minimum=formulas.compulsory_backward,
     family="backward",
     baseline=True,

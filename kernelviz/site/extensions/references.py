@@ -195,9 +195,16 @@ SOURCES = {
     "ptx-wgmma": Source(
         "NVIDIA",
         "Parallel Thread Execution ISA: asynchronous warpgroup-level matrix instructions (wgmma.mma_async, "
-        "wgmma.fence, commit_group, wait_group, matrix descriptors) and setmaxnreg",
+        "wgmma.fence, commit_group, wait_group, matrix descriptors)",
         "CUDA Toolkit documentation",
         "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#asynchronous-warpgroup-level-matrix-instructions",
+    ),
+    "ptx-setmaxnreg": Source(
+        "NVIDIA",
+        "Parallel Thread Execution ISA: setmaxnreg (a warpgroup's registers a thread raised or lowered through the "
+        "block's pool; a multiple of 8 from 24 to 256)",
+        "CUDA Toolkit documentation",
+        "https://docs.nvidia.com/cuda/parallel-thread-execution/index.html#miscellaneous-instructions-setmaxnreg",
     ),
     "ptx-tma": Source(
         "NVIDIA",

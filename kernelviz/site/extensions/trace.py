@@ -28,7 +28,7 @@ L, S, P, m, l, O_partial, x, y, o, ...):
                                            the same bytes per element: float16 for a bfloat16 fa2-mma)
     trace.shared.T, .total, .store, .load  fa2-mma: bytes of T (Q, K, V, P) stored into shared memory and loaded
                                            from it into registers; P is 0 unless p_in_shared (``Ledger.smem``,
-                                           ``formulas.fa2_mma_shared``)
+                                           ``closed_forms.fa2_mma.shared``)
     trace.cuda.shared_bytes.K              bytes of shared memory one block of kernel K takes in kernelviz/cuda at
                                            these sizes, static __shared__ and dynamic (fa1, fa2, fd_split,
                                            fd_combine, online_softmax, fa2_bwd_preprocess, fa2_bwd, paged_decode,

@@ -2,33 +2,35 @@
 // loads this module async, after the figure and before the text): it takes over the figure drawn at build time in
 // #kv-figure with the Scene of the build (#kv-scene: a file the head preloads, <link rel="preload" as="fetch"
 // id="kv-scene">, or the Scene inline, <script type="application/json" id="kv-scene">), binds its player (Next,
-// Play, the keys, the size form) and exposes window.kernelviz, so the figure plays from the first paint. The text's
+// Play, the keys, the size form) and publishes its API (page/state.js), so the figure plays from the first paint. The text's
 // part runs once the text has arrived (DOMContentLoaded): bullets and CUDA blocks bound to the steps (once the Scene
 // is drawn), the copy buttons, a deep link's step scrolled to.
 //
 // The editors (editors.js, ~450 KB) are not fetched on a read-only visit: each editor is the page's highlighted
 // <pre> (focusable, under a band as tall as the bar to come) until the reader reaches for one (focus or a pointer in
-// an editor block, a size not drawn in advance, kernelviz.editors()); then the bundle loads and replaces each <pre>
+// an editor block, a size not drawn in advance, the API's editors()); then the bundle loads and replaces each <pre>
 // with a CodeMirror editor of the same size, a step per quiet moment. A page whose editors hold the reader's edits
 // (localStorage, editors/store.js) loads them at quiet moments without waiting, so the edits are shown and the
 // figure says it was not drawn from them. A quiet moment is a task of its own when no step is animating and the
 // browser is idle; once the reader has reached for an editor, every moment is. Python itself (Pyodide) is not
 // fetched until the reader reaches for it: see editors/session.js.
 //
-//   window.kernelviz.setScene(scene) -> bool   check and draw (the error is shown in the canvas when false); a
-//                                              promise of it while the checker loads (scene-check.js, fetched
-//                                              for the first Scene not the page's own, and with the editors)
-//   window.kernelviz.scene()                   the scene drawn now (with the reader's setting and point edits)
-//   window.kernelviz.step() / goTo(k)          the current step / play step k (a promise: settled or not)
-//   window.kernelviz.onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
-//   window.kernelviz.quiet()                   a promise resolved in a new task at the next quiet moment
-//   window.kernelviz.holdSteps(promise)        start no step's animation until `promise` settles (a task that
-//                                              cannot be split is coming: the step shows at once, moves after)
-//   window.kernelviz.sizes()                   the sizes the figure shows ({N: 8, Br: 4, Bc: 4}; {} without a form)
-//   window.kernelviz.chosenSizes()             the sizes the reader picked, which runs of the editors use, or null
-//   window.kernelviz.ranAt(sizes, edited)      a run of the editors drew the figure at `sizes` (the editors call it)
-//   window.kernelviz.editors()                 load the editors (as a reach does): a promise of their API
-//                                              (window.kernelvizEditors, see entries/editors.js), null without any
+// The API, published with page/state.js publishRuntime (the one place the bundles share; tests and benchmarks reach
+// it as window.kernelviz):
+//   setScene(scene) -> bool   check and draw (the error is shown in the canvas when false); a
+//                             promise of it while the checker loads (scene-check.js, fetched
+//                             for the first Scene not the page's own, and with the editors)
+//   scene()                   the scene drawn now (with the reader's setting and point edits)
+//   step() / goTo(k)          the current step / play step k (a promise: settled or not)
+//   onStepChange(fn)          fn(k) on every step change; returns an unsubscribe function
+//   quiet()                   a promise resolved in a new task at the next quiet moment
+//   holdSteps(promise)        start no step's animation until `promise` settles (a task that
+//                             cannot be split is coming: the step shows at once, moves after)
+//   sizes()                   the sizes the figure shows ({N: 8, Br: 4, Bc: 4}; {} without a form)
+//   chosenSizes()             the sizes the reader picked, which runs of the editors use, or null
+//   ranAt(sizes, edited)      a run of the editors drew the figure at `sizes` (the editors call it)
+//   editors()                 load the editors (as a reach does): a promise of their API
+//                             (page/state.js editors(), see entries/editors.js), null without any
 //
 // The size form (form.kv-sizes) and the URL (#N=12&Br=4&Bc=4&step=7) re-draw the figure at other sizes: see
 // figure/page/sizes.js.
@@ -57,6 +59,7 @@ import { wireCopyCode } from '../page/copy-code.js';
 import { quietMoments, sleep } from '../lib/schedule.js';
 import { pageName } from '../editors/page.js';
 import { hasEdits } from '../editors/store.js';
+import { editors, publishRuntime } from '../page/state.js';
 
 /** A promise of [scene, null, built] from #kv-scene (its preloaded file, which the build wrote and checked: `built`
  * true; or inline, as a test's page has it: then settled in this task); [null, why] when the build's editors failed,
@@ -107,12 +110,12 @@ function start() {
   afterText(() => bindText(figure, moments, started));
 }
 
-/** Expose window.kernelviz and draw `figure` (null: the page has none) from the page's Scene. Returns a promise,
+/** Publish the runtime's API and draw `figure` (null: the page has none) from the page's Scene. Returns a promise,
  * settled once the Scene is drawn (or refused), of whether the URL named a step (a deep link, scrolled to once the
  * text is there). */
 function startFigure(figure, moments) {
   let sizes = null;
-  window.kernelviz = {
+  publishRuntime({
     setScene: (scene) => {
       if (!figure) return false;
       return figure.check ? figure.setScene(scene) : loadChecker().then(() => figure.setScene(scene));
@@ -127,7 +130,7 @@ function startFigure(figure, moments) {
     chosenSizes: () => (sizes ? sizes.forRuns() : null),
     ranAt: (drawn, edited) => sizes?.ran(drawn, edited),
     editors: editorsAPI,
-  };
+  });
   const draw = async ([scene, problem, built]) => {
     const drawn = !problem && figure && document.getElementById('kv-scene') && (await ownScene(figure, scene, built));
     if (problem) figure.showError(problem);
@@ -165,7 +168,7 @@ function ownScene(figure, scene, built) {
   return loadChecker().then(() => figure.setScene(scene, true));
 }
 
-/** The editors' API (window.kernelvizEditors), once the text, where the editors are, has come and their bundle has
+/** The editors' API (page/state.js editors()), once the text, where the editors are, has come and their bundle has
  * loaded (loading it, as a reach does); null on a page without editors. */
 const editorsAPI = () => afterText().then(() => loadEditors()).then((module) => module?.editors ?? null);
 
@@ -218,7 +221,7 @@ function sizesOf(figure) {
   if (!form) return null;
   let sizes = null;
   const python = {
-    loaded: () => window.kernelvizEditors ?? null,
+    loaded: editors,
     start: editorsAPI,
   };
   sizes = new Sizes(new SizesForm(form, (wanted) => sizes.request(wanted)), figure, python);

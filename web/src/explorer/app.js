@@ -18,20 +18,29 @@ import * as F from './formulas.js';
 import { buildMetrics } from './metrics.js';
 import { CODE, PHASES, stepAt, stepCount, stepIndex, WRITE_LINE } from './phases.js';
 import { CASES, softmaxCheck } from './softmax.js';
-import { fa2_split, sram_fit } from './sram.js';
+import { blockSplit, sram_fit } from './sram.js';
 import { buildNote } from './note.js';
 import { DTYPES, normalize, read, serialize, visitedTiles } from './state.js';
+import { evaluate, explorerPair } from './topics.js';
 import { buildStepper } from './stepper.js';
 
 const URL_DELAY_MS = 150; // the address bar follows a dragged slider at this pace (browsers throttle history)
 
-/** Everything the views need, computed from a state with the ported formulas. */
+/** {baseline's name: bytes, explored's name: bytes} of HBM traffic, from their records' closed forms. */
+function moved(N, d, Br, Bc, causal, itemsize) {
+  const sizes = { N, d, Br, Bc, N_kv: null, causal, itemsize, batch_heads: 1 };
+  const { explored, baseline } = explorerPair();
+  const total = (r) => F.total(evaluate(r.name, 'bytes', sizes));
+  return { [baseline.name]: total(baseline), [explored.name]: total(explored) };
+}
+
+/** Everything the views need, computed from a state with the generated formulas. */
 export function derive(state) {
   const { N, d, Br, Bc, causal } = state;
   const s = DTYPES[state.dtype];
   const Tr = F.cdiv(N, Br);
   const Tc = F.cdiv(N, Bc);
-  const { shared, registers } = fa2_split(Br, Bc, d, s);
+  const { shared, registers } = blockSplit(Br, Bc, d, s);
   const budget = budgetBytes(state.sram);
   const fit = sram_fit(shared, budget);
   const regFit = sram_fit(registers, REGISTER_FILE_BYTES);
@@ -43,9 +52,7 @@ export function derive(state) {
     allTiles: Tr * Tc,
     Tr,
     Tc,
-    standard: F.total(F.standard(N, d, Br, Bc, null, causal, s)),
-    fa2: F.total(F.fa2(N, d, Br, Bc, null, causal, s)),
-    compulsory: F.total(F.compulsory(N, d, null, s)),
+    moved: { ...moved(N, d, Br, Bc, causal, s), compulsory: F.total(F.compulsory(N, d, null, s)) },
     limit: traffic_ratio_limit(Br, d, causal),
     footprint,
     shared: fit,

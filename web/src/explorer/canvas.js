@@ -101,7 +101,7 @@ export function canvasWidth(width = WIDEST) {
 
 /**
  * Draw the canvas for `view`: {state, Tr, Tc, visited (tile indices of i), budget (bytes), shared and registers
- * (fa2_split), fit and regFit (sram_fit of each)}, `width` px wide on screen (the drawing keeps its text readable
+ * (blockSplit), fit and regFit (sram_fit of each)}, `width` px wide on screen (the drawing keeps its text readable
  * down to phone widths).
  * Returns the <svg>.
  */

@@ -1,4 +1,5 @@
-// The live metrics: the N×N score memory, tile interactions, HBM traffic (standard, FA2, compulsory minimum) beside
+// The live metrics: the N×N score memory, tile interactions, HBM traffic (the explorer's pair of records, topics.js:
+// the baseline and the explored algorithm, each bar named by its record; the compulsory minimum) beside
 // the HBM memory each allocates (one ratio stays flat as N grows, the other grows), the block's shared memory and
 // registers, and the standard-versus-online softmax check. Each value also sits, exact, in the
 // element's data-value (bytes, counts), so tests compare numbers, not formatted text.
@@ -6,6 +7,9 @@
 import { REGISTER_FILE_BYTES } from './budgets.js';
 import { h, setText } from './dom.js';
 import { bytes, count, ratio, seqLength, tiny } from './format.js';
+import { explorerPair } from './topics.js';
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function metric(id, title) {
   const heading = h('h3');
@@ -56,14 +60,16 @@ export function buildMetrics(cases) {
   setText(hbmHeading, 'HBM, one head: traffic and memory');
   const traffic = h('p', { class: 'kvx-sub' });
   setText(traffic, 'bytes moved');
-  const bars = { standard: barRow('standard', 'standard'), fa2: barRow('fa2', 'Flash Attention 2') };
+  const { explored, baseline } = explorerPair(); // each bar's id its record's name; its label the name or title
+  const bars = { [baseline.name]: barRow(baseline.name, baseline.name) };
+  bars[explored.name] = barRow(explored.name, explored.title);
   bars.compulsory = barRow('compulsory', 'compulsory minimum');
   const hbmNote = h('p', { class: 'kvx-note', 'data-metric': 'hbm_ratio' });
   const held = h('p', { class: 'kvx-sub' });
   setText(held, 'bytes allocated');
   const memBars = {
-    standard: barRow('standard', 'standard', 'memory'),
-    fa2: barRow('fa2', 'Flash Attention 2', 'memory'),
+    [baseline.name]: barRow(baseline.name, baseline.name, 'memory'),
+    [explored.name]: barRow(explored.name, explored.title, 'memory'),
   };
   const memNote = h('p', { class: 'kvx-note', 'data-metric': 'memory_ratio' });
   const hbm = h('div', { class: 'kvx-metric kvx-hbm', 'data-metric': 'hbm' }, [
@@ -100,12 +106,13 @@ export function buildMetrics(cases) {
     softmax,
   ]);
 
-  /** m: {scoreBytes, tileInteractions, allTiles, Tr, Tc, standard, fa2, compulsory, limit, footprint, shared,
-   * registers (sram_fit of each), budget} */
+  /** m: {scoreBytes, tileInteractions, allTiles, Tr, Tc, moved: {baseline's name, explored's name, compulsory},
+   * limit, footprint: {baseline's name, explored's name}, shared, registers (sram_fit of each), budget} */
   function update(m, state) {
+    const [base, flash] = [baseline.name, explored.name];
     scores.element.dataset.value = String(m.scoreBytes);
     setText(scores.big, bytes(m.scoreBytes));
-    setText(scores.note, `per head in ${state.dtype}; standard attention writes S and P this size and reads both back`);
+    setText(scores.note, `per head in ${state.dtype}; ${baseline.title} writes S and P this size and reads both back`);
 
     tiles.element.dataset.value = String(m.tileInteractions);
     setText(tiles.big, count(m.tileInteractions));
@@ -113,22 +120,22 @@ export function buildMetrics(cases) {
     const skipped = m.allTiles - m.tileInteractions;
     setText(tiles.note, state.causal ? `${grid}; causal masking skips ${count(skipped)} above the diagonal` : grid);
 
-    fill(bars, m);
-    const moved = m.standard / m.fa2;
+    fill(bars, m.moved);
+    const moved = m.moved[base] / m.moved[flash];
     hbmNote.dataset.value = String(moved);
     setText(
       hbmNote,
-      `Flash Attention 2 moves ${ratio(moved)} less than standard attention, ` +
-        `${ratio(m.fa2 / m.compulsory)} the minimum (K and V are read once per block of ${state.Br} query rows). ` +
-        `As N grows this ratio tends to ${ratio(m.limit)}: a constant factor.`,
+      `${explored.title} moves ${ratio(moved)} less than ${baseline.title}, ` +
+        `${ratio(m.moved[flash] / m.moved.compulsory)} the minimum (K and V are read once per block of ` +
+        `${state.Br} query rows). As N grows this ratio tends to ${ratio(m.limit)}: a constant factor.`,
     );
     fill(memBars, m.footprint);
-    const kept = m.footprint.standard / m.footprint.fa2;
+    const kept = m.footprint[base] / m.footprint[flash];
     memNote.dataset.value = String(kept);
     setText(
       memNote,
-      `Standard attention allocates ${ratio(kept)} the memory of Flash Attention 2: its S and P are N × N each, ` +
-        `while Q, K, V, O are N × d and L holds N numbers. This ratio grows with N.`,
+      `${capital(baseline.title)} allocates ${ratio(kept)} the memory of ${explored.title}: its S and P are ` +
+        `N × N each, while Q, K, V, O are N × d and L holds N numbers. This ratio grows with N.`,
     );
 
     shared.element.dataset.value = String(m.shared.total);

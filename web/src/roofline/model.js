@@ -1,14 +1,16 @@
 // What the roofline section shows, from the page's spec and the sizes it is drawn at: the parameters of each
-// algorithm, its bytes (explorer/formulas.js) and FLOPs (flops.js), and where it sits on each GPU's roofline
-// (`bound`, a port of kernelviz.roofline.bound). The spec is written by the site builder
+// algorithm, its bytes and FLOPs (its record's closed forms, topics.js), and where it sits on each GPU's roofline
+// (`bound`: kernelviz.roofline.bound's table of units, generated into web/.gen/bound.js). The spec is written by the site builder
 // (kernelviz/site/extensions/roofline.py), the GPUs' figures taken from kernelviz/roofline/gpus.json:
 //   {gpus: [{key, name, hbm_bytes_per_s, tensor_flops_per_s, fp32_flops_per_s}], algorithms: [name, ...],
 //    page: {param: a form size's name (a string) or a fixed value}, sizes: {the form's sizes}, presets: [{key,
 //    label, form: {size: value}, fixed: {param: value}}], measured: null or {machine, gpu, runs: [{algorithm,
 //    dtype, N, N_kv, d, Br, Bc, batch_heads, causal, splits, seconds}]} (kernelviz/roofline/measured.py)}
 // tests/roofline/test_roofline_js.py holds `rows` equal to `kernelviz roofline`'s table (commands.roofline.table).
+import { BOUND_UNITS } from '#gen/bound.js';
 import * as bytes from '../explorer/formulas.js';
 import * as flops from './flops.js';
+import { evaluate, takes, takesBatch } from '../explorer/topics.js';
 
 const DEFAULTS = { N: 64, N_kv: null, d: 64, Br: 64, Bc: 64, causal: false, splits: 4, batch_heads: 1, dtype: 'float32',
   seq_lens: null, page_size: 16, H_q: 1, H_kv: null }; // prettier-ignore
@@ -37,16 +39,16 @@ export function params(spec, sizes, preset = null) {
   return out;
 }
 
-/** kernelviz.roofline.bound: the time each unit needs, the least time, the unit that sets it, the FLOP/s attained. */
+/** kernelviz.roofline.bound, evaluating the same table (BOUND_UNITS: each unit's counts over its GPU figure): the
+ * time each unit needs, the least time, the unit that sets it (the first of the largest), the FLOP/s attained. */
 export function bound(totalBytes, work, gpu) {
   const all = flops.total(work);
-  const seconds = {
-    memory: totalBytes / gpu.hbm_bytes_per_s,
-    'tensor cores': work.matmul / gpu.tensor_flops_per_s,
-    'CUDA cores': (work.exp + work.other) / gpu.fp32_flops_per_s,
-  };
-  let limit = 'memory';
-  for (const unit of Object.keys(seconds)) if (seconds[unit] > seconds[limit]) limit = unit;
+  const count = { bytes: totalBytes, ...work };
+  const seconds = {};
+  for (const [unit, { counts, rate }] of Object.entries(BOUND_UNITS)) {
+    seconds[unit] = counts.reduce((sum, c) => sum + count[c], 0) / gpu[rate];
+  }
+  const limit = Object.keys(seconds).reduce((a, b) => (seconds[b] > seconds[a] ? b : a));
   const least = seconds[limit];
   return {
     gpu: gpu.key,
@@ -60,39 +62,23 @@ export function bound(totalBytes, work, gpu) {
   };
 }
 
-const FUNCTION = {
-  standard: 'standard',
-  fa1: 'fa1',
-  fa2: 'fa2',
-  'flash-decoding': 'flash_decoding',
-  'fa2-backward': 'fa2_backward',
-  'standard-backward': 'standard_backward',
-  'paged-decoding': 'paged_decoding',
-};
-
-/** One algorithm at `p` (from `params`): {algorithm, bytes, flops: {matmul, exp, other}}. With a batch (p.seq_lens):
- * paged decoding, and standard attention decoding each sequence alone, every query head on its own (one query row
- * against its L keys, in tiles of a page, batch_heads = H_q), summed over the batch. */
+/** One algorithm at `p` (from `params`): {algorithm, bytes, flops: {matmul, exp, other}}, from its record's closed
+ * forms (topics.js). With a batch (p.seq_lens), an algorithm whose closed forms take no batch (q, k, v inputs)
+ * decodes each sequence alone, every query head on its own (one query row against its L keys, in tiles of a page,
+ * batch_heads = H_q), summed over the batch. */
 export function counted(algorithm, p) {
-  const fn = FUNCTION[algorithm];
-  if (!fn) throw new Error(`roofline: no closed form for ${algorithm}`);
-  const itemsize = ITEMSIZE[p.dtype];
-  if (algorithm === 'paged-decoding') {
-    const b = bytes.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits, itemsize);
-    const f = flops.paged_decoding(p.seq_lens, p.d, p.page_size, p.H_q, p.H_kv, p.splits);
-    return { algorithm, bytes: bytes.total(b), flops: f };
+  const values = { ...p, itemsize: ITEMSIZE[p.dtype] };
+  if (!p.seq_lens || takesBatch(algorithm)) {
+    const moved = evaluate(algorithm, 'bytes', values);
+    const work = evaluate(algorithm, 'flops', values);
+    if (!moved || !work) throw new Error(`roofline: no closed form for ${algorithm}`);
+    return { algorithm, bytes: bytes.total(moved), flops: work };
   }
-  if (p.seq_lens) {
-    const alone = { ...p, seq_lens: null, N: 1, Br: 1, Bc: p.page_size, batch_heads: p.H_q };
-    const each = p.seq_lens.map((L) => counted(algorithm, { ...alone, N_kv: L }));
-    const work = flops.count();
-    for (const one of each) for (const kind of Object.keys(work)) work[kind] += one.flops[kind];
-    return { algorithm, bytes: each.reduce((sum, one) => sum + one.bytes, 0), flops: work };
-  }
-  const split = algorithm === 'flash-decoding' ? [p.splits] : [];
-  const b = bytes[fn](p.N, p.d, p.Br, p.Bc, ...split, p.N_kv, p.causal, itemsize, p.batch_heads);
-  const f = flops[fn](p.N, p.d, p.Br, p.Bc, ...split, p.N_kv, p.causal, p.batch_heads);
-  return { algorithm, bytes: bytes.total(b), flops: f };
+  const alone = { ...p, seq_lens: null, N: 1, Br: 1, Bc: p.page_size, batch_heads: p.H_q };
+  const each = p.seq_lens.map((L) => counted(algorithm, { ...alone, N_kv: L }));
+  const work = flops.count();
+  for (const one of each) for (const kind of Object.keys(work)) work[kind] += one.flops[kind];
+  return { algorithm, bytes: each.reduce((sum, one) => sum + one.bytes, 0), flops: work };
 }
 
 /** [{algorithm, bytes, flops, bounds: {gpu key: bound}}] of the spec's algorithms at `p`. */
@@ -113,7 +99,7 @@ export function measuredPoint(run, machine) {
   p.dtype = run.dtype === 'bfloat16' ? 'float16' : run.dtype; // two bytes an element either way
   const { bytes: moved, flops: work } = counted(run.algorithm, p);
   const all = flops.total(work);
-  const split = run.algorithm === 'flash-decoding' ? `, ${run.splits} splits` : '';
+  const split = takes(run.algorithm, 'splits') ? `, ${run.splits} splits` : '';
   const ms = (run.seconds * 1e3).toPrecision(3);
   const sizes = `N = ${p.N}, N_kv = ${p.N_kv}, d = ${p.d}, batch × heads = ${p.batch_heads}, ${run.dtype}${split}`;
   const label = `${run.algorithm} measured on ${machine}: ${ms} ms at ${sizes}`;

@@ -5,6 +5,7 @@
 // GPU's) at its intensity and the FLOP/s a kernel attains at its lower bound on time; measured kernels, when a
 // results file of bench/gpu.py is present, are crosses at their intensity and the FLOP/s they measured.
 import { scaleLog } from 'd3-scale';
+import { isBaseline } from '../explorer/topics.js';
 import { el } from './markup.js';
 import { perByte, prefixed as rate } from './words.js';
 
@@ -119,7 +120,7 @@ function points(x, y, rows, gpus) {
   return rows.flatMap((row, a) =>
     gpus.map((g, i) => {
       const b = row.bounds[g.key];
-      const contrast = row.algorithm.startsWith('standard') ? ' kv-roof-contrast' : '';
+      const contrast = isBaseline(row.algorithm) ? ' kv-roof-contrast' : '';
       const attrs = {
         class: `kv-roof-point kv-roof-gpu-${i}${contrast}`,
         'data-algorithm': row.algorithm,

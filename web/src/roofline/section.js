@@ -4,6 +4,7 @@
 // builder writes it into the page (build-time/render-roofline.js) and the browser writes it again when the sizes
 // or the preset change (entries/roofline.js). Each number's exact value is in a data-value attribute. Bytes and
 // times read as `kernelviz roofline` prints them (words.js: binary units; s, ms, µs, ns).
+import { isBaseline, takes } from '../explorer/topics.js';
 import { el, escape } from './markup.js';
 import { measuredPoint, params, rows } from './model.js';
 import { plot, SHAPES } from './plot.js';
@@ -19,7 +20,7 @@ export function words(p, algorithms) {
     return [...batch, `H_kv = ${p.H_kv}`, `splits = ${p.splits}`, `d = ${p.d}`, p.dtype].join(', ');
   }
   const parts = [`N = ${p.N}`, `N_kv = ${p.N_kv}`, `d = ${p.d}`, `Br = ${p.Br}`, `Bc = ${p.Bc}`];
-  if (algorithms.includes('flash-decoding')) parts.push(`splits = ${p.splits}`);
+  if (algorithms.some((a) => takes(a, 'splits'))) parts.push(`splits = ${p.splits}`);
   if (p.causal) parts.push('causal');
   parts.push(`batch × heads = ${p.batch_heads}`, p.dtype);
   return parts.join(', ');
@@ -33,7 +34,7 @@ function legend(spec) {
   const swatch = el('svg', { width: 22, height: 10, 'aria-hidden': 'true' }, line);
   const gpus = spec.gpus.map((g, i) => el('li', { class: `kv-roof-gpu-${i}` }, swatch, escape(g.name)));
   const algos = spec.algorithms.map((a, i) => {
-    const contrast = a.startsWith('standard') ? 'kv-roof-contrast' : null;
+    const contrast = isBaseline(a) ? 'kv-roof-contrast' : null;
     return el('li', { class: contrast }, hidden('kv-roof-shape', SHAPE_TEXT[SHAPES[i]]), escape(a));
   });
   const fp32 = el('li', {}, hidden('kv-roof-fp32-key', '- -'), 'fp32 roof');

@@ -2,16 +2,17 @@
 // their per-unit rates (spec.gpus[i].units: {unit: rate}, the tensor cores at the fastest family) and tensor rates by
 // instruction family (families); spec.units.counts says which count each unit serves ({unit: 'bytes' | 'shared' |
 // 'matmul' | 'exp' | 'other'}); spec.instruction gives an algorithm's family, spec.shared the algorithms whose
-// shared-memory traffic is counted (fa2-mma: the generated formulas.fa2_mma_shared at its default 4 warps). The
-// unit names and rates are Python's, so the bars read equal to `kernelviz trace ... --gpu ... --json`'s units.
-import { fa2_mma_shared } from '#gen/shared.js';
+// shared-memory traffic is counted (each by its record's closed form, explorer/topics.js, at its options' defaults).
+// The unit names and rates are Python's, so the bars read equal to `kernelviz trace ... --gpu ... --json`'s units.
+import { evaluate } from '../explorer/topics.js';
 
 const ITEMSIZE = { float32: 4, float16: 2, bfloat16: 2 };
 
 /** Shared-memory bytes (stored and loaded) of `algorithm` at params `p`, or null where it is not counted. */
 export function sharedBytes(spec, algorithm, p) {
   if (!spec.shared?.includes(algorithm) || p.seq_lens) return null;
-  const traffic = fa2_mma_shared(p.N, p.d, p.Br, p.Bc, p.N_kv, 4, ITEMSIZE[p.dtype], p.causal, false, p.batch_heads);
+  const traffic = evaluate(algorithm, 'shared', { ...p, itemsize: ITEMSIZE[p.dtype] });
+  if (!traffic) return null;
   return Object.values(traffic).reduce((sum, t) => sum + t.store + t.load, 0);
 }
 

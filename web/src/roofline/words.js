@@ -1,8 +1,10 @@
 // Numbers in words for the roofline section (d3-format): one place for how a count, a rate, a time or a ratio reads.
-// Bytes and times read as `kernelviz roofline` prints them (kernelviz.attention.words.size, commands.roofline._seconds):
-// bytes in binary units (KiB to EiB), times in days, h, min, s, ms, µs or ns, each to 3 significant digits as Python's '.3g'
-// writes them; tests/roofline/test_roofline_words.py holds the two equal.
+// Bytes and times read as `kernelviz roofline` prints them (kernelviz.attention.words.size, commands.roofline._seconds),
+// from the same tables of units (words.py's BINARY_UNITS and TIME_UNITS, generated into web/.gen/words.js by
+// kernelviz/attention/js_words.py): bytes in binary units (KiB to EiB), times in days, h, min, s, ms, µs or ns,
+// each to 3 significant digits as Python's '.3g' writes them; tests/roofline/test_roofline_words.py holds them equal.
 import { format } from 'd3-format';
+import { BINARY_UNITS, TIME_UNITS } from '#gen/words.js';
 
 const whole = format(',');
 const si = format('.3~s');
@@ -37,8 +39,9 @@ function oneDecimal(v) {
 /** `n` bytes in binary units, as the command line says them: 800 B, 1.4 KiB, 2.0 GiB (one decimal). */
 export function bytes(n) {
   let v = n;
-  for (const unit of ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB']) {
-    if (v < 1024 || unit === 'EiB') return unit === 'B' ? `${v} B` : `${oneDecimal(v)} ${unit}`;
+  const [ones, largest] = [BINARY_UNITS[0], BINARY_UNITS.at(-1)];
+  for (const unit of BINARY_UNITS) {
+    if (v < 1024 || unit === largest) return unit === ones ? `${v} ${ones}` : `${oneDecimal(v)} ${unit}`;
     v /= 1024;
   }
   return null; // unreachable
@@ -46,8 +49,7 @@ export function bytes(n) {
 
 /** Seconds as the command line says them: 1.2 s, 12.3 ms, 4.56 µs, else ns: 0.392 ns (3 significant digits). */
 export function time(s) {
-  const units = [['days', 86400], ['h', 3600], ['min', 60], ['s', 1], ['ms', 1e-3], ['µs', 1e-6]];
-  for (const [unit, scale] of units) if (s >= scale) return `${pyG(s / scale)} ${unit}`;
+  for (const [unit, scale] of TIME_UNITS) if (s >= scale) return `${pyG(s / scale)} ${unit}`;
   return `${pyG(s / 1e-9)} ns`;
 }
 

@@ -145,7 +145,8 @@ export class Hover {
     const out = [head];
     if (facts.via) out.push(`${facts.via}${facts.step ? ` at step ${facts.step}` : ''} · ${facts.bytes} B over HBM`);
     else out.push(facts.in === 'HBM' ? `${facts.bytes} B in HBM` : 'holds nothing yet');
-    const v = this.values(this.step(), facts.slot);
+    const empty = !facts.via && facts.in !== 'HBM'; // on chip and nothing came yet: no value, whatever its name held
+    const v = empty ? undefined : this.values(this.step(), facts.slot);
     if (v === undefined) return out;
     const lines = valueLines(v);
     const rows = Array.isArray(v) ? (Array.isArray(v[0]) ? `${v.length} × ${v[0].length}` : `${v.length}`) : '';
@@ -229,7 +230,7 @@ export class Hover {
     else if (typeof moves[e.key] === 'number') next = order[(at + moves[e.key] + order.length) % order.length];
     else next = nearest(order, order[at], moves[e.key]) ?? order[at];
     this.pinned = true;
-    this.show(next.g);
+    this.show(this.find(next.name) ?? next.g); // what the slot holds now, as a pointer at it shows, not its frame
   }
 }
 
