@@ -56,6 +56,45 @@ def fresh(bh, rows, d):
     return m_w, np.zeros((bh, rows), np.float32), np.zeros((bh, rows, d), np.float32)
 
 
+def sixteen_bit_ledger(sram_budget, bh, n, n_kv, d):
+    """A Ledger with the HBM tensors of a 16-bit kernel (fa2_mma's, fa3's) registered: Q and O (BH, N, d), K and V
+    (BH, N_kv, d) of 2 bytes an element, L (BH, N) of float32."""
+    ledger = Ledger(sram_budget)
+    for name, length in (("Q", n), ("K", n_kv), ("V", n_kv), ("O", n)):
+        ledger.hbm(name, bh * length * d * 2)
+    ledger.hbm("L", bh * n * STAT_BYTES)
+    return ledger
+
+
+def sixteen_bit_outputs(q, dtype):
+    """Empty o (float16, or float32 holding bf16 values) and lse (float32) for q (BH, N, d)."""
+    return np.empty(q.shape, np.float16 if dtype == "float16" else np.float32), np.empty(q.shape[:2], np.float32)
+
+
+def rounding(dtype, keep=None):
+    """p -> p rounded to the 16-bit `dtype` (nearest even), as the kernels' cvt rounds P~ and O; with a dict `keep`,
+    the last value rounded is kept in keep["P"] too (for `observe`)."""
+    code = SIXTEEN_BIT[dtype]
+
+    def rounded(p):
+        out = half.round(p, code)
+        if keep is not None:
+            keep["P"] = out
+        return out
+
+    return rounded
+
+
+def write_rows(o, lse, own, state, rounded, flops):
+    """Registers -> HBM: each warp's (or warpgroup's) rows [a, b) of `own`, from its (m, l, O) in `state`:
+    o = O / l rounded to 16 bits, lse = m + log l; a group with no rows (past N) writes nothing."""
+    for (a, b), (m_w, l_w, acc) in zip(own, state, strict=True):
+        if b > a:
+            Ow, Lw = finish(m_w, l_w, acc, flops)
+            o[:, a:b] = rounded(Ow)
+            lse[:, a:b] = Lw
+
+
 def flash_attention_2_mma(
     q,
     k,
@@ -78,27 +117,19 @@ def flash_attention_2_mma(
     O=acc) after warp w of block i folds tile j into its registers (P~ rounded to 16 bits, acc not divided by l)."""
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc, warps = positive_int("Br", Br), positive_int("Bc", Bc), positive_int("warps", warps)
-    code, rows = SIXTEEN_BIT[dtype], -(-Br // warps)
+    rows = -(-Br // warps)
     tile_rows = [max(0, min(rows, Br - w * rows)) for w in range(warps)]  # each warp's rows of a whole tile
     bh, n, d = q.shape
     n_kv, s = k.shape[1], 2
 
-    ledger = Ledger(sram_budget)
-    for name, length in (("Q", n), ("K", n_kv), ("V", n_kv), ("O", n)):
-        ledger.hbm(name, bh * length * d * s)
-    ledger.hbm("L", bh * n * STAT_BYTES)
+    ledger = sixteen_bit_ledger(sram_budget, bh, n, n_kv, d)
     ledger.shared(KERNEL, Qi=Br * d * s, Kj=Bc * d * s, Vj=Bc * d * s, **({"P": Br * Bc * s} if p_in_shared else {}))
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
     last = {}
-
-    def rounded(p):  # P~ as the A operand of the P V mma: 16 bits
-        last["P"] = half.round(p, code)
-        return last["P"]
-
-    o = np.empty(q.shape, np.float16 if dtype == "float16" else np.float32)
-    lse = np.empty((bh, n), np.float32)
+    rounded = rounding(dtype, keep=last)  # P~ as the A operand of the P V mma: 16 bits
+    o, lse = sixteen_bit_outputs(q, dtype)
     kv_tiles = tiles(n_kv, Bc)
     smem = dict(heads=bh)
     for i, (r0, r1) in enumerate(tiles(n, Br)):
@@ -131,11 +162,7 @@ def flash_attention_2_mma(
                     state[w] = absorb(*state[w], Sij, Vj, ledger.flops, rounding=rounded)
                     if observe is not None:
                         observe(i, j, w, S=Sij, P=last["P"], **dict(zip("mlO", state[w], strict=True)))
-        for (a, b), (m_w, l_w, acc) in zip(own, state, strict=True):  # O, L: registers -> HBM
-            if b > a:
-                Ow, Lw = finish(m_w, l_w, acc, ledger.flops)
-                o[:, a:b] = half.round(Ow, code)
-                lse[:, a:b] = Lw
+        write_rows(o, lse, own, state, rounding(dtype), ledger.flops)  # O, L: registers -> HBM
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)
         ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=step + 1, **at)
     params = dict(Br=Br, Bc=Bc, warps=warps, causal=causal, dtype=dtype, scale=scale, p_in_shared=p_in_shared)

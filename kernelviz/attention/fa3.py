@@ -23,23 +23,19 @@ registers (0); the epilogue stores O and the TMA store reads it (Br d s each way
 "bfloat16", emulated as there).
 """
 
-import numpy as np
-
-from . import half
 from ._inputs import (
-    SIXTEEN_BIT,
     STAT_BYTES,
     AttentionResult,
     absorb,
     check_qkv_16bit,
-    finish,
     positive_int,
     scores,
     tiles,
     visible_tiles,
     write_unseen,
 )
-from .ledger import LOAD, STORE, Ledger
+from .fa2_mma import fresh, rounding, sixteen_bit_ledger, sixteen_bit_outputs, write_rows
+from .ledger import LOAD, STORE
 
 KERNEL = "fa3"
 SMEM_TENSORS = ("Q", "K", "V", "P", "O")  # P stays in registers: registered with 0
@@ -69,40 +65,25 @@ def flash_attention_3(
     q, k, v, scale = check_qkv_16bit(q, k, v, scale, dtype)
     Br, Bc = positive_int("Br", Br), positive_int("Bc", Bc)
     warpgroups = positive_int("warpgroups", warpgroups)
-    code, rows = SIXTEEN_BIT[dtype], -(-Br // warpgroups)
+    rows = -(-Br // warpgroups)
     bh, n, d = q.shape
     n_kv, s = k.shape[1], 2
 
-    ledger = Ledger(sram_budget)
-    for name, length in (("Q", n), ("K", n_kv), ("V", n_kv), ("O", n)):
-        ledger.hbm(name, bh * length * d * s)
-    ledger.hbm("L", bh * n * STAT_BYTES)
+    ledger = sixteen_bit_ledger(sram_budget, bh, n, n_kv, d)
     ledger.shared(KERNEL, Qi=Br * d * s, Kj=STAGES * Bc * d * s, Vj=STAGES * Bc * d * s)  # O reuses Qi's
     for name in SMEM_TENSORS:
         ledger.smem(name, STORE, 0)
 
     last = {}
-
-    def rounded(p):  # P~ as wgmma's A operand from registers: 16 bits
-        last["P"] = half.round(p, code)
-        return last["P"]
-
-    o = np.empty(q.shape, np.float16 if dtype == "float16" else np.float32)
-    lse = np.empty((bh, n), np.float32)
+    rounded = rounding(dtype, keep=last)  # P~ as wgmma's A operand from registers: 16 bits
+    o, lse = sixteen_bit_outputs(q, dtype)
     kv_tiles = tiles(n_kv, Bc)
     smem = dict(heads=bh)
     for i, (r0, r1) in enumerate(tiles(n, Br)):
         at = dict(kernel=KERNEL, block=i, heads=bh)
         visits = visible_tiles(r1, n, n_kv, kv_tiles, causal)
         own = [(min(r0 + w * rows, r1), min(r0 + (w + 1) * rows, r1)) for w in range(warpgroups)]  # empty past N
-        state = [
-            (
-                np.full((bh, b - a), -np.inf, np.float32),
-                np.zeros((bh, b - a), np.float32),
-                np.zeros((bh, b - a, d), np.float32),
-            )
-            for a, b in own
-        ]  # each warpgroup's m, l, O in registers
+        state = [fresh(bh, b - a, d) for a, b in own]  # each warpgroup's m, l, O in registers
         if visits:
             ledger.read("Q", i, (r1 - r0) * d * s, step=0, **at)  # TMA: HBM -> SRAM, once
             ledger.smem("Q", STORE, Br * d * s, **smem)
@@ -128,11 +109,7 @@ def flash_attention_3(
         if not visits:  # the mask hides every key from every row: O = 0, L = -inf, nothing loaded
             write_unseen(ledger, o, lse, i, r0, r1, s, at)
             continue
-        for (a, b), (m_w, l_w, acc) in zip(own, state, strict=True):  # O, L -> HBM
-            if b > a:
-                Ow, Lw = finish(m_w, l_w, acc, ledger.flops)
-                o[:, a:b] = half.round(Ow, code)
-                lse[:, a:b] = Lw
+        write_rows(o, lse, own, state, rounding(dtype), ledger.flops)  # O, L -> HBM
         ledger.write("O", i, (r1 - r0) * d * s, step=step + 1, **at)
         ledger.write("L", i, (r1 - r0) * STAT_BYTES, step=step + 1, **at)
     params = dict(Br=Br, Bc=Bc, warpgroups=warpgroups, causal=causal, dtype=dtype, scale=scale)

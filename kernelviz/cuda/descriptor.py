@@ -139,6 +139,64 @@ def attention_figure(sizes):
     return sizes.get("N_kv", sizes["N"]), (sizes["Br"], sizes["Bc"])
 
 
+def check_tensor_core(name, tiles, d, fits, takes, threads, block, dtype):
+    """The checks of a launch that the tensor-core kernels (fa2_mma, fa2_pipe, fa3) share. `fits`: whether kernel
+    `name` takes tiles (Br, Bc) at head dimension d, which `takes` says in words (ValueError naming the three
+    otherwise); `block` = (count, "warps" or "warpgroups"): the threads a block must be (ThreadLimitError for other
+    `threads`); dtype "fp16" or "bf16" (ValueError otherwise)."""
+    br, bc = tiles
+    if not fits:
+        raise ValueError(f"{name} takes {takes}, not Br={br}, Bc={bc}, d={d}")
+    count, unit = block
+    need = count * WARP * (4 if unit == "warpgroups" else 1)
+    if threads != need:
+        raise ThreadLimitError(f"{name} runs {count} {unit}, {need} threads a block, not {threads}")
+    if dtype not in half.DTYPES:
+        raise ValueError(f"{name} takes dtype 'fp16' or 'bf16', not {dtype!r}")
+
+
+def check_aligned(name, arrays, address, align, why):
+    """Raise ValueError, naming kernel `name`, the array and its address, unless Q, K and V as launched (`arrays`;
+    `address(x)`: the address of x's first element) each start on an `align`-byte boundary; `why`: what needs it."""
+    for label, x in zip(("Q", "K", "V"), arrays, strict=True):
+        at = address(x)
+        if at % align:
+            raise ValueError(
+                f"{name}: {label} starts at address {at:#x}, {at % align} bytes past a {align}-byte boundary; {why} "
+                f"(a view at an offset into a larger tensor? pass a copy)"
+            )
+
+
+def rounded_qkv(bh, n, d, decode, seed, causal, n_kv, dtype):
+    """verify's inputs of a 16-bit kernel: qkv rounded to `dtype` (default fp16), so that the fp64 reference reads
+    the very values the kernel does."""
+    return tuple(half.round(x, dtype or "fp16") for x in qkv(bh, n, d, decode, seed, n_kv))
+
+
+def qkv_arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
+    """A one-launch attention kernel's arguments: Q, K, V, O, L, then N, N_kv, scale and causal."""
+    n_kv = n if n_kv is None else n_kv
+    return [("Q", "K", "V", "O", "L", np.int32(n), np.int32(n_kv), np.float32(scale), np.int32(bool(causal)))]
+
+
+def _lse_error(out, arrays, causal):
+    return attention_error(out, arrays, causal, lambda out: out["L"])
+
+
+# The fields of a Kernel every tensor-core kernel shares: Q, K, V in; O (16-bit, as Q, K, V) and L (float32) out, N
+# from Q's rows; fp16 or bf16, its inputs rounded to it for verify, which holds O and L to MMA_TOL
+TENSOR_CORE = {
+    "inputs": lambda bh, n, d, n_kv: attention_inputs(bh, n, d, n_kv),
+    "outputs": lambda bh, n, d, n_splits, tiles: {"O": (bh, n, d), "L": (bh, n)},
+    "error": _lse_error,
+    "verify_inputs": rounded_qkv,
+    "tolerance": lambda dtype: MMA_TOL[dtype or "fp16"],
+    "n_from_q": True,
+    "dtypes": half.DTYPES,
+    "sixteen_bit": ("Q", "K", "V", "O"),
+}
+
+
 def _none(*_):
     return None
 
@@ -179,6 +237,7 @@ class Kernel:
     compiled_options: tuple = ({},)  # the option sets compile.instances builds (the report's rows)
     archs: tuple = ARCHS  # the architectures it is compiled for (sm_90a: Hopper's own instructions)
     head_dims: tuple | None = None  # the head dimensions it is built for, where not any
+    dynamic_bytes: Callable = None  # (tiles, d) -> dynamic shared memory a block takes (default options); None: 0
 
     @property
     def file(self):

@@ -17,58 +17,8 @@
 #define INFINITY __int_as_float(0x7f800000)
 #endif
 
-// The PTX, one instruction a function (on the CPU shim, cpu/warp.h does what it does: KVSHIM).
-// region: mma
-// mma: d += a b over one 16×8 tile; a: 4 registers of A's fragment, b: 2 of B's, d: 4 floats of D's
-template <int BF16>
-__device__ __forceinline__ void mma_m16n8k16(float (&d)[4], const unsigned (&a)[4], const unsigned (&b)[2]) {
-#ifdef KVSHIM
-    kvshim::mma_m16n8k16(d, a, b, d, BF16);
-#else
-    if constexpr (BF16)
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-    else
-        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                     "{%0,%1,%2,%3};" : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-#endif
-}
-// endregion
-
-// region: ldmatrix
-// ldmatrix: four 8×8 matrices from SRAM; this lane gives the address of one 16-byte row (lanes 8m..8m+7: matrix m)
-template <bool TRANS>
-__device__ __forceinline__ void ldmatrix_x4(unsigned (&r)[4], const unsigned short* row) {
-#ifdef KVSHIM
-    kvshim::ldmatrix_x4(r, row, TRANS);
-#else
-    unsigned at = static_cast<unsigned>(__cvta_generic_to_shared(row));
-    if constexpr (TRANS)
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at));
-    else
-        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
-                     : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(at));
-#endif
-}
-// endregion
-
-// region: cvt
-// cvt: two floats rounded to 16 bits (nearest even) in one register, lo in the low half
-template <int BF16>
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-#ifdef KVSHIM
-    return kvshim::pack_half2(lo, hi, BF16);
-#else
-    unsigned r;
-    if constexpr (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-#endif
-}
-// endregion
+// The PTX, one instruction a function, shared with fa2_pipe.cu (on the CPU shim, cpu/warp.h does what it does)
+#include "mma_sm80.h"  // mma_m16n8k16 (mma.sync), ldmatrix_x4 (ldmatrix), pack2 (cvt) and fa2_pipe's cp.async
 
 // region: copy
 // 16 bytes (8 elements) from src to dst, or zeros when src is null

@@ -32,6 +32,8 @@ using u64 = uint64_t;             // mbarriers and matrix descriptors
 using u8 = unsigned char;
 using u64 = unsigned long long;
 #endif
+#include "dynamic_smem.h"
+#include "mma_sm80.h"  // pack2: cvt of two floats to a 16-bit pair, as fa2_mma.cu rounds P
 
 // Shared memory of a block: Q (Br x D), the ring of K_j, V_j (STAGES x Bc x D each), 16-bit, then the mbarriers, and
 // 1 KiB to round the start up to the 1,024 bytes a 128-byte swizzle atom needs (8 rows of 128 bytes).
@@ -46,8 +48,6 @@ __host__ __device__ constexpr int fa3_shared_bytes(int Bc, int D) {
 #ifndef __cuda_cuda_h__  // cuda.h's own, where a host file included it
 struct alignas(64) CUtensorMap { unsigned long long opaque[16]; };  // made on the host by cuTensorMapEncodeTiled
 #endif
-// dynamic shared memory, from a 1,024-byte boundary (the swizzle atom)
-#define KV_DYNAMIC_SMEM(name) extern __shared__ __align__(1024) u8 name##_[]; u8* name = name##_
 
 __device__ __forceinline__ unsigned smem_addr(const void* p) {  // the shared-window address of a pointer into SRAM
     return static_cast<unsigned>(__cvta_generic_to_shared(p));
@@ -127,60 +127,34 @@ __device__ __forceinline__ u64 make_smem_desc(unsigned offset, unsigned lbo, uns
            u64((sbo & 0x3FFFF) >> 4) << 32 | mode << 62;
 }
 
+// One wgmma.mma_async of shape m64nNk16 (N = 64 or 128, the names below end in N), D (fp32) = A B (+ D): each
+// thread holds N/2 floats of D. They are the asm's first operands, %0 .. %(N/2 - 1): KV_ACC_N ("+f"(d[0]), ...) and
+// KV_ACC_REGS_N, their list in the instruction; the operands after them (AB, the flag) are numbered from N/2. TYPE:
+// "f16" or "bf16", of A and B; TRANS: the transpose bits of the operands in SRAM ("0, 0" for A and B; "1" for B alone)
+#define KV_F8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+                 "+f"(d[i + 6]), "+f"(d[i + 7])
+#define KV_ACC_64 KV_F8(0), KV_F8(8), KV_F8(16), KV_F8(24)
+#define KV_ACC_128 KV_ACC_64, KV_F8(32), KV_F8(40), KV_F8(48), KV_F8(56)
+#define KV_ACC_REGS_64 "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
+                       "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
+#define KV_ACC_REGS_128 KV_ACC_REGS_64 ",%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47," \
+                        "%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
+#define KV_WGMMA(N, TYPE, AB, FLAG, TRANS, ...)                                                                        \
+    asm volatile("{.reg .pred p; setp.ne.b32 p, " FLAG ", 0; "                                                       \
+                 "wgmma.mma_async.sync.aligned.m64n" #N "k16.f32." TYPE "." TYPE " {" KV_ACC_REGS_##N "}, " AB        \
+                 ", p, 1, 1, " TRANS ";}" : KV_ACC_##N : __VA_ARGS__)
+
 // d (m64nN, fp32) = a b (+ d if accumulate): a and b from SRAM descriptors, both K-major (rows of Q, rows of K)
 template <int N, bool BF16, bool TRANS_B = false>
 __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, bool accumulate) {
     static_assert(!TRANS_B, "fa3 reads both operands of S = Q K^T K-major");
-    if constexpr (N == 64 && BF16 == 0)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %34, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, %32, %33, p, 1, 1, 0, 0;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "l"(a), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 64 && BF16 == 1)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %34, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, %32, %33, p, 1, 1, 0, 0;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "l"(a), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 128 && BF16 == 0)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %66, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, %64, %65, p, 1, 1, 0, 0;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-               "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-               "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-               "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-               "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(a), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 128 && BF16 == 1)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %66, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, %64, %65, p, 1, 1, 0, 0;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-               "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-               "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-               "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-               "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "l"(a), "l"(b), "r"(int(accumulate)));
+    static_assert(N == 64 || N == 128, "the widths KV_ACC_N lists");
+#define KV_SS_OPERANDS "l"(a), "l"(b), "r"(int(accumulate))
+    if constexpr (N == 64 && BF16) KV_WGMMA(64, "bf16", "%32, %33", "%34", "0, 0", KV_SS_OPERANDS);
+    else if constexpr (N == 64) KV_WGMMA(64, "f16", "%32, %33", "%34", "0, 0", KV_SS_OPERANDS);
+    else if constexpr (BF16) KV_WGMMA(128, "bf16", "%64, %65", "%66", "0, 0", KV_SS_OPERANDS);
+    else KV_WGMMA(128, "f16", "%64, %65", "%66", "0, 0", KV_SS_OPERANDS);
+#undef KV_SS_OPERANDS
 }
 
 // d (m64nN, fp32) += a b: a from registers (4 of 16-bit pairs a thread: mma.sync's A fragment, a warp's 16 rows),
@@ -188,73 +162,17 @@ __device__ __forceinline__ void wgmma_ss(float (&d)[N/2], u64 a, u64 b, bool acc
 template <int N, bool BF16, bool TRANS_B = false>
 __device__ __forceinline__ void wgmma_rs(float (&d)[N/2], const unsigned (&a)[4], u64 b, bool accumulate) {
     static_assert(TRANS_B, "fa3 reads V (B of O += P V) MN-major");
-    if constexpr (N == 64 && BF16 == 0)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %37, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 64 && BF16 == 1)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %37, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
-                     "}, {%32,%33,%34,%35}, %36, p, 1, 1, 1;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 128 && BF16 == 0)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %69, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, {%64,%65,%66,%67}, %68, p, 1, 1, 1;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-               "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-               "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-               "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-               "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
-    else if constexpr (N == 128 && BF16 == 1)
-        asm volatile("{.reg .pred p; setp.ne.b32 p, %69, 0; "
-                     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {"
-                     "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15,%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31,"
-                     "%32,%33,%34,%35,%36,%37,%38,%39,%40,%41,%42,%43,%44,%45,%46,%47,%48,%49,%50,%51,%52,%53,%54,%55,%56,%57,%58,%59,%60,%61,%62,%63"
-                     "}, {%64,%65,%66,%67}, %68, p, 1, 1, 1;}"
-            : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
-               "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
-               "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
-               "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]),
-               "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]),
-               "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]),
-               "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]),
-               "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
-            : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate)));
+    static_assert(N == 64 || N == 128, "the widths KV_ACC_N lists");
+#define KV_RS_OPERANDS "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(int(accumulate))
+    if constexpr (N == 64 && BF16) KV_WGMMA(64, "bf16", "{%32,%33,%34,%35}, %36", "%37", "1", KV_RS_OPERANDS);
+    else if constexpr (N == 64) KV_WGMMA(64, "f16", "{%32,%33,%34,%35}, %36", "%37", "1", KV_RS_OPERANDS);
+    else if constexpr (BF16) KV_WGMMA(128, "bf16", "{%64,%65,%66,%67}, %68", "%69", "1", KV_RS_OPERANDS);
+    else KV_WGMMA(128, "f16", "{%64,%65,%66,%67}, %68", "%69", "1", KV_RS_OPERANDS);
+#undef KV_RS_OPERANDS
 }
 
 // endregion
 #endif
-
-// cvt: two floats rounded to 16 bits (nearest even) in one register, lo in the low half
-template <int BF16>
-__device__ __forceinline__ unsigned pack2(float lo, float hi) {
-#ifdef KVSHIM
-    return kvshim::pack_half2(lo, hi, BF16);
-#else
-    unsigned r;
-    if constexpr (BF16) asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    else asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(r) : "f"(hi), "f"(lo));
-    return r;
-#endif
-}
 
 // Keeps the compiler from moving reads of d above the wgmma_wait before it (the asm wgmma wrote d when issued, as
 // far as it knows); nothing to do on the CPU
@@ -280,7 +198,7 @@ __global__ void __launch_bounds__(384, 1) fa3(const __grid_constant__ CUtensorMa
 
     // SRAM, from a 1,024-byte boundary: Qs [2 warpgroups][CB][64 rows][64 columns], Ks and Vs [STAGES][CB][Bc][64],
     // each 64-column box as the TMA writes it with the 128-byte swizzle; then the mbarriers
-    KV_DYNAMIC_SMEM(smem);
+    KV_DYNAMIC_SMEM(u8, smem, 1024);  // u8* smem: extern __shared__ (dynamic_smem.h)
     u8* base = smem + (1024 - smem_addr(smem)%1024)%1024;
     u8 *Qs = base, *Ks = Qs + Q_BYTES, *Vs = Ks + STAGES*KV_BYTES;
     u64* full_q = reinterpret_cast<u64*>(Vs + STAGES*KV_BYTES);

@@ -23,6 +23,9 @@ receives the transpose's: (rows 2*(lane % 4) and 2*(lane % 4) + 1, col lane >> 2
 
 from pathlib import Path
 
+from . import cpp_header
+from .cpp_header import array
+
 HEADER = Path(__file__).parent / "cpu" / "fragments.h"
 WARP = 32
 SHAPES = {"A": (16, 16), "B": (16, 8), "C": (16, 8)}  # rows, cols of each mma.m16n8k16 operand
@@ -91,17 +94,10 @@ def header():
     KV_MMA_A[32][8][2], KV_MMA_B[32][4][2], KV_MMA_C[32][4][2] (row, col), and KV_LDMATRIX[32][8][2] and
     KV_LDMATRIX_TRANS (ldmatrix_source: the lane whose row, the column in it)."""
 
-    def array(name, rows):
-        body = ",\n".join("    {" + ", ".join("{" + ", ".join(map(str, e)) + "}" for e in lane) + "}" for lane in rows)
-        dims = f"[{len(rows)}][{len(rows[0])}][{len(rows[0][0])}]"
-        return f"inline constexpr int {name}{dims} = {{\n{body}\n}};\n"
-
-    parts = ["// Written by `python -m kernelviz.cuda.fragments` from fragments.py: the PTX ISA's fragment layouts.\n"]
-    parts += ["#pragma once\n"]
-    parts += [array(f"KV_MMA_{op}", table(op)) for op in LAYOUTS]
+    parts = [array(f"KV_MMA_{op}", table(op)) for op in LAYOUTS]
     for name, trans in (("KV_LDMATRIX", False), ("KV_LDMATRIX_TRANS", True)):
         parts += [array(name, [[ldmatrix_source(lane, i, trans) for i in range(8)] for lane in range(WARP)])]
-    return "\n".join(parts)
+    return cpp_header.header("fragments", "the PTX ISA's fragment layouts", parts)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,9 @@ the swizzle (16-bit elements, W the swizzle width in bytes; mn the row of A or t
 
 from pathlib import Path
 
+from . import cpp_header
+from .swizzle import cute_swizzle
+
 HEADER = Path(__file__).parent / "cpu" / "hopper_layouts.h"
 WARPGROUP = 128
 SWIZZLES = (0, 32, 64, 128)  # bytes
@@ -54,8 +57,8 @@ def swizzle(address, width):
     """The physical byte address of logical `address` under a swizzle of `width` bytes (0, 32, 64 or 128)."""
     if width not in SWIZZLES:
         raise ValueError(f"swizzle must be one of {SWIZZLES} bytes, not {width}")
-    mask = {0: 0, 32: 1, 64: 3, 128: 7}[width]
-    return address ^ (((address >> 7) & mask) << 4)
+    bits = {0: 0, 32: 1, 64: 2, 128: 3}[width]  # Swizzle<bits, 4, 3>: 2^bits 16-byte chunks of a line permuted
+    return cute_swizzle(address, bits, 4, 3)
 
 
 def encode_desc(start, lbo, sbo, width, base=0):
@@ -121,23 +124,15 @@ def header():
     """C++ for the CPU shim (HEADER, included by cpu/hopper.h): KV_WGMMA_D[128][4][2], the (row, col) of the first
     four accumulator elements of each thread (element i lies 8·(i >> 2) columns right of element i % 4), the
     descriptor's fields, and kv_swizzle and kv_operand_offset, the functions above."""
-    rows = [[wgmma_d(t, i) for i in range(4)] for t in range(WARPGROUP)]
-    table = ",\n".join("    {" + ", ".join(f"{{{r}, {c}}}" for r, c in row) + "}" for row in rows)
+    table = cpp_header.array("KV_WGMMA_D", [[wgmma_d(t, i) for i in range(4)] for t in range(WARPGROUP)])
     fields = "\n".join(
         f"inline constexpr int KV_DESC_{name.upper()}_BIT = {bit}, KV_DESC_{name.upper()}_WIDTH = {width};"
         for name, (bit, width) in DESC_FIELDS.items()
     )
     widths = ", ".join(str({m: w for w, m in MODE.items()}[m]) for m in range(4))
-    return f"""// Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzles.
-#pragma once
-
-#include <cstdint>
-
-inline constexpr int KV_WGMMA_D[128][4][2] = {{
-{table}
-}};
-inline constexpr int KV_WGMMA_D_COLS_PER_4 = 8;  // element i: KV_WGMMA_D[t][i % 4] plus 8 * (i >> 2) columns
-
+    table += "inline constexpr int KV_WGMMA_D_COLS_PER_4 = 8;  // element i: KV_WGMMA_D[t][i % 4] plus 8 * (i >> 2) "
+    table += "columns\n"
+    functions = f"""{table}
 {fields}
 inline constexpr int KV_DESC_MODE_WIDTH_BYTES[4] = {{{widths}}};  // swizzle bytes of descriptor mode 0..3
 
@@ -155,6 +150,7 @@ inline constexpr uint32_t kv_operand_offset(int mn, int k, uint32_t lbo, uint32_
     return 2 * (mn % 8) + (mn / 8) * sbo + (k % 8) * 16 + (k / 8) * lbo;
 }}
 """
+    return cpp_header.header("hopper", "the PTX ISA's wgmma layouts and swizzles", ["#include <cstdint>\n", functions])
 
 
 if __name__ == "__main__":

@@ -87,22 +87,24 @@ def head_dims(name, dims):
 
 
 def shared_memory(algo, sizes):
-    """{launch: bytes of __shared__ one block declares} of the launches of `algo`'s kernel (``ALGORITHM_KERNELS``)
-    at a run's `sizes` (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of
-    online-softmax-output, whose kernel takes tiles (1, Bc); {d, page_size, H_q, H_kv, splits} of paged-decoding,
-    whose kernel takes tiles (H_q / H_kv, page_size): each record's `figure`), from ``plan`` with no device limit: a
-    page may describe tiles too large for one. A record without `figure` (the tensor-core kernel) from
-    ``shared_bytes`` at any tiles, as its figure draws them, though the kernel itself takes fewer. None for an
-    algorithm without a kernel. The tests hold these equal to what ptxas reports."""
+    """{launch: bytes of shared memory one block takes: the __shared__ it declares plus the dynamic (extern
+    __shared__) bytes the host gives it} of the launches of `algo`'s kernel (``ALGORITHM_KERNELS``) at a run's `sizes`
+    (named as in kernelviz.glossary: {N, N_kv, d, Br, Bc, splits} of attention, {N, d, Bc} of online-softmax-output,
+    whose kernel takes tiles (1, Bc); {d, page_size, H_q, H_kv, splits} of paged-decoding, whose kernel takes tiles
+    (H_q / H_kv, page_size): each record's `figure`), from ``plan`` with no device limit: a page may describe tiles
+    too large for one. A record without `figure` (the tensor-core kernels) from its ``shared_bytes`` and
+    ``dynamic_bytes`` at any tiles, as its figure draws them, though the kernel itself takes fewer. None for an
+    algorithm without a kernel. The tests hold the static part equal to what ptxas reports."""
     name = ALGORITHM_KERNELS.get(algo)
     if name is None:
         return None
     k = kernel(name)
     if k.figure is None:
-        return {name: k.shared_bytes((sizes["Br"], sizes["Bc"]), sizes["d"])[0]}
+        tiles, d = (sizes["Br"], sizes["Bc"]), sizes["d"]
+        return {name: k.shared_bytes(tiles, d)[0] + (k.dynamic_bytes(tiles, d) if k.dynamic_bytes else 0)}
     n, tiles = k.figure(sizes)
     launches = plan(name, 1, n, sizes["d"], tiles, n_splits=sizes.get("splits", 1), limit=float("inf"))
-    return {launch.name.partition("<")[0]: launch.shared_bytes for launch in launches}
+    return {launch.name.partition("<")[0]: launch.shared_bytes + launch.dynamic_bytes for launch in launches}
 
 
 def host_formulas(name):

@@ -1,4 +1,4 @@
-"""Regions of the .cu files that pages cite as ``FILE.cu#NAME``.
+"""Regions of the .cu files (and of the headers they include: mma_sm80.h) that pages cite as ``FILE.cu#NAME``.
 
 A region is the lines between ``// region: NAME`` and the next ``// endregion`` in a file of this folder; the marker
 lines are not part of it, and its common indentation is removed. Regions may nest; names are unique per file.

@@ -22,7 +22,7 @@ REPORT = kernels.FOLDER / "report.json"
 @dataclass(frozen=True)
 class Table:
     """The rows one compiler reported: `compiler` ("NVRTC 13.0", "nvcc 13.0.88"), {kernel: [compile.Row]},
-    `origin` (how they were obtained, in words) and `stale` (.cu files changed since, for a checked-in copy)."""
+    `origin` (how they were obtained, in words) and `stale` (.cu and .h files changed since, for a checked-in copy)."""
 
     compiler: str
     rows: dict
@@ -31,8 +31,9 @@ class Table:
 
 
 def digests():
-    """{file name: sha256 of its text} of every kernel's .cu file."""
-    return {f: hashlib.sha256((kernels.FOLDER / f).read_bytes()).hexdigest() for f in kernels.FILES.values()}
+    """{file name: sha256 of its text} of every kernel's .cu file and of the headers they include (mma_sm80.h, ...)."""
+    files = [*kernels.FILES.values(), *kernels.headers()]
+    return {f: hashlib.sha256((kernels.FOLDER / f).read_bytes()).hexdigest() for f in files}
 
 
 def live():
@@ -51,7 +52,7 @@ def live():
 
 
 def checked_in(path=REPORT):
-    """The Tables saved in `path`, each marked with the .cu files that changed since; [] when there is no file."""
+    """The Tables saved in `path`, each marked with the .cu and .h files changed since; [] when there is no file."""
     if not path.is_file():
         return []
     saved = json.loads(path.read_text())

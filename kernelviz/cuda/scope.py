@@ -2,8 +2,9 @@
 
 A lexical reading of the C++ the kernels of this folder are written in (one statement or block header per line,
 `//` comments, no macros in the code but KV_DYNAMIC_SMEM), not a compiler. Preprocessor lines are not read
-(fa2_mma.cu's ``#ifdef KVSHIM``: what the CPU shim runs in place of inline PTX), nor names qualified by a
-namespace (``kvshim::mma``, ``std::memcpy``: declared elsewhere):
+(``#ifdef KVSHIM``: what the CPU shim runs in place of inline PTX), nor names qualified by a namespace
+(``kvshim::mma``, ``std::memcpy``: declared elsewhere), but for ``#include "FILE"`` of a header beside the kernels,
+which declares that header's functions (`header_names`: mma_sm80.h's mma_m16n8k16, ...):
 
 - `uses(code)`: the names a piece of code uses, less C++ keywords and CUDA's builtins (BUILTINS);
 - `declares(line)`: the names a line declares (`int a = 0, b;`, `__shared__ float Qi[Br][D], Oi[Br][D];`,
@@ -15,7 +16,8 @@ namespace (``kvshim::mma``, ``std::memcpy``: declared elsewhere):
 
 import re
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
+from pathlib import Path
 
 KEYWORDS = frozenset(
     re.findall(
@@ -35,8 +37,9 @@ BUILTINS = frozenset(
     )
 )
 # (u8, u64, TensorMap, CUtensorMap: the types fa3.cu names with `using` and a struct, for TMA and mbarriers;
-# KV_DYNAMIC_SMEM(name): the one macro a kernel's code calls, which declares `name`, its dynamic shared memory)
-_DYNAMIC_SMEM = re.compile(r"\bKV_DYNAMIC_SMEM\(\s*([A-Za-z_]\w*)\s*\)")
+# KV_DYNAMIC_SMEM(T, name, ALIGN): the one macro a kernel's code calls, which declares `name`, its dynamic shared
+# memory)
+_DYNAMIC_SMEM = re.compile(r"\bKV_DYNAMIC_SMEM\([^,()]*,\s*([A-Za-z_]\w*)\s*,[^()]*\)")
 TYPES = (
     r"(?:const\s+)?(?:unsigned\s+|signed\s+|long\s+)*"
     r"(?:int|float|bool|long|double|char|void|auto|short|unsigned|u8|u64|TensorMap|CUtensorMap)\b"
@@ -67,8 +70,29 @@ def uses(text):
     return list(found)
 
 
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([\w.]+)"')
+FOLDER = Path(__file__).parent  # the kernels' folder, where the headers they include (mma_sm80.h) sit
+
+
+@cache
+def header_names(filename):
+    """The names header `filename` of FOLDER declares at its top level (its functions: mma_sm80.h's mma_m16n8k16,
+    ...), which a kernel's ``#include "FILE"`` line declares for it; () for a file that is not there."""
+    path = FOLDER / filename
+    if not path.is_file():
+        return ()
+    names = []
+    for line in Source(path.read_text()).lines:
+        if not line.blocks and line.paren == 0 and not code(line.text).lstrip().startswith("template"):
+            names += declares(line.text)[:1]  # a function's name, not its parameters
+    return tuple(names)
+
+
 def declares(line):
-    """The names `line` declares, in order (see the module docstring)."""
+    """The names `line` declares, in order (see the module docstring); an ``#include "FILE"`` of a header beside
+    the kernels declares the names it does (header_names)."""
+    if m := _INCLUDE.match(line):
+        return list(header_names(m.group(1)))
     text = code(line)
     names = _DYNAMIC_SMEM.findall(text)
     for m in _TYPE.finditer(text):

@@ -41,10 +41,17 @@ PHASE_ROWS = 8  # ldmatrix lanes (16-byte rows) served in one phase
 LAYOUTS = ("swizzled", "padded", "naive")
 
 
+def cute_swizzle(offset, bits, base, shift):
+    """CuTe's Swizzle<bits, base, shift> (include/cute/swizzle.hpp) applied to `offset`: the `bits` bits from bit
+    base + shift up XORed into the `bits` bits from bit `base` up. The one swizzle function of this package: fa2_pipe's
+    Swizzle<3,3,3> on element offsets (`cute`) and Hopper's Swizzle<B,4,3> on byte addresses (hopper.swizzle)."""
+    yyy = ((1 << bits) - 1) << (base + shift)
+    return offset ^ ((offset & yyy) >> shift)
+
+
 def cute(offset):
     """CuTe's Swizzle<3,3,3> applied to an element offset: bits [6, 9) XORed into bits [3, 6)."""
-    yyy = ((1 << BITS) - 1) << (BASE + SHIFT)
-    return offset ^ ((offset & yyy) >> SHIFT)
+    return cute_swizzle(offset, BITS, BASE, SHIFT)
 
 
 def physical_chunk(row, chunk, chunks):

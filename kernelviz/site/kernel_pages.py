@@ -24,7 +24,7 @@ def pages(cited, context, stylesheets, tables=None):
     tables = reports.tables() if tables is None else tables
     out = {}
     for filename, uses in cited.items():
-        out[cuda_code.page_of(filename)] = page_html(filename, uses, context, stylesheets, tables)
+        out[cuda_code.page_of(filename)] = page_html(filename, uses, context, stylesheets, tables, set(cited))
     return out
 
 
@@ -43,15 +43,17 @@ def stale_warnings(tables):
     ]
 
 
-def page_html(filename, uses, context, stylesheets, tables):
+def page_html(filename, uses, context, stylesheets, tables, cited=()):
+    """The whole-file page of `filename`: a kernel's .cu, with the compilers' report on it, or a header the kernels
+    include (mma_sm80.h), with links to theirs (those of `cited`, the files whose pages the site has)."""
     kernel = next((k for k, f in kernels.FILES.items() if f == filename), None)
-    title = f"{filename}: the whole kernel"
+    title = f"{filename}: the whole {'header' if filename.endswith('.h') else 'kernel'}"
     body = [
         f"<p>The whole of <code>kernelviz/cuda/{escapeHtml(filename)}</code>, as the pages quote it: each region a "
         "page cites is marked, from its <code>// region:</code> line to its <code>// endregion</code>, with the "
         "steps that quote it. A name links to the line that declares it.</p>",
         _regions_list(filename, uses),
-        _report_html(kernel, tables),
+        _includers_html(filename, cited) if filename.endswith(".h") else _report_html(kernel, tables),
         '<h2 id="source">Source</h2>',
         f'<pre class="kv-code kv-cuda-file">{_source_html(filename)}</pre>',
     ]
@@ -82,6 +84,27 @@ def _regions_list(filename, uses):
             + "</li>"
         )
     return f'<h2 id="regions">Regions</h2><ul class="kv-region-list">{"".join(items)}</ul>'
+
+
+def includers(header):
+    """The .cu files of the kernels that #include `header` (a file beside them), in the registry's order."""
+    line = f'#include "{header}"'
+    return [f for f in kernels.FILES.values() if line in (kernels.FOLDER / f).read_text()]
+
+
+def _includers_html(header, cited):
+    """A header's stand-in for the report: the kernels it is compiled into, each linked to its whole-kernel page
+    where the site has one (a kernel of `cited`)."""
+
+    def name(f):
+        code = f"<code>{escapeHtml(f)}</code>"
+        return f'<a href="{cuda_code.page_of(f)}">{code}</a>' if f in cited else code
+
+    links = ", ".join(name(f) for f in includers(header))
+    return (
+        '<h2 id="report">What the compiler reports</h2><p>A header: the compilers build it as part of each kernel '
+        f"that includes it ({links or 'none'}), whose page reports registers, shared memory and spills.</p>"
+    )
 
 
 def _report_html(kernel, tables):

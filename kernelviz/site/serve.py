@@ -1,8 +1,8 @@
 """``kernelviz serve``: build, serve the site on 127.0.0.1, and rebuild when something it is built from changes.
 
-Watched: the pages folder, ``kernelviz/cuda/*.cu`` (the cited regions) and ``web/dist`` (the runtime, rebuilt by
-``cd web && node build.mjs``). A build writes beside the site and replaces it only when it succeeds, so a failed
-rebuild prints its error and the last good site stays served; a good one tells the open pages to reload. The HTTP
+Watched: the pages folder, ``kernelviz/cuda/*.cu`` and ``*.h`` (the cited regions) and ``web/dist`` (the runtime,
+rebuilt by ``cd web && node build.mjs``). A build writes beside the site and replaces it only when it succeeds, so a
+failed rebuild prints its error and the last good site stays served; a good one tells the open pages to reload. The HTTP
 side (load, compression, the reload events) is ``server``.
 """
 
@@ -42,7 +42,7 @@ def _relevant(pages_dir, web_dist):
     def keep(change, path):
         path = Path(path)
         if path.is_relative_to(CUDA):
-            return path.suffix == ".cu"
+            return path.suffix in (".cu", ".h")  # a kernel, or a header it includes (mma_sm80.h)
         if path.is_relative_to(pages_dir):
             return path.suffix == ".md"
         return path.is_relative_to(web_dist)

@@ -7,7 +7,7 @@ inline uint32_t swz128(uint32_t at) { return at ^ (((at >> 7) & 7) << 4); }
 template <bool BF16>
 __global__ void probe(const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmK,
                       const __grid_constant__ CUtensorMap tmV, const __grid_constant__ CUtensorMap tmO) {
-    KV_DYNAMIC_SMEM(smem);
+    KV_DYNAMIC_SMEM(uint8_t, smem, 1024);
     uint8_t* sA = smem;                                 // 128×64 halves: 16 KiB
     uint8_t* sK = sA + ROWS * D * 2;                    // STAGES tiles of 8 KiB
     uint8_t* sV = sK + STAGES * TILE_BYTES;             // STAGES tiles of 8 KiB

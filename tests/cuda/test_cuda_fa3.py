@@ -115,3 +115,13 @@ def test_a_planted_bug_fails(what, line, planted, _):
     except cpu.KernelRunError:
         return
     assert not err <= MMA_TOL["fp16"], f"{what}: error {err:.2e} within tolerance"
+
+
+def test_shared_memory_past_what_the_host_gave_is_reported():
+    """The shim's dynamic shared memory is the bytes the host gives the launch (fa3_shared_bytes), as on a GPU, not
+    the most sm_90 allows: a planted layout that starts its tiles 2 KiB further on (past the 1 KiB of alignment
+    slack) puts the last stage's V and the mbarriers past the end, and the shim names it."""
+    line = "u8 *Qs = base, *Ks"
+    assert SOURCE.count(line) == 1
+    with pytest.raises(cpu.KernelRunError, match="shared memory"):
+        check(1, 130, 300, 64, True, "fp16", source=SOURCE.replace(line, "u8 *Qs = base + 2048, *Ks"))

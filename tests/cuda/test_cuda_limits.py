@@ -112,6 +112,16 @@ def test_the_shared_memory_a_page_quotes_is_each_launchs_at_the_runs_sizes():
     assert kernels.shared_memory("standard", {"N": 8, "d": 4, "Br": 4, "Bc": 4}) is None
 
 
+def test_a_kernel_with_dynamic_shared_memory_quotes_it_with_the_static():
+    """fa3 declares no static __shared__: all it takes is dynamic, fa3.cu's fa3_shared_bytes, counted here by hand
+    (1 KiB of alignment slack, Q of 128 x d and 2 stages of K_j and V_j of Bc x d, 16-bit, 5 mbarriers of 8 bytes). A
+    static-only count would quote 0. The same bytes as the launch plan gives the device."""
+    quoted = kernels.shared_memory("fa3", {"N": 256, "d": 64, "Br": 128, "Bc": 128})
+    assert quoted == {"fa3": 1024 + 2 * 128 * 64 + 2 * 2 * (2 * 128 * 64) + 8 * 5} == {"fa3": 82_984}
+    (launch,) = kernels.plan("fa3", 1, 256, 64, (128, 128), dtype="fp16")
+    assert launch.shared_bytes == 0 and launch.dynamic_bytes == quoted["fa3"]
+
+
 def test_fa2_mmas_shared_memory_is_what_ptxas_reported_and_any_size_a_figure_draws():
     """kernels.shared_memory("fa2-mma") answers {{ trace....cuda.shared_bytes.fa2_mma }}: 2*(Br + 2*Bc)*(D + 8) bytes,
     equal to the checked-in ptxas/NVRTC report for every fa2_mma instance compiled, and defined at a figure's

@@ -1,4 +1,5 @@
-"""The regions the pages cite exist in every .cu file, read on their own, and the extractor reports bad markers."""
+"""The regions the pages cite exist in every .cu file (and mma_sm80.h), read on their own, and the extractor
+reports bad markers."""
 
 import pytest
 
@@ -9,9 +10,9 @@ CONTRACT = {
     "online_softmax.cu": ["setup", "init", "load", "new_max", "update", "write"],
     "fa2.cu": ["setup", "no_key", "load_q", "load_kv", "scores", "update", "write_back"],
     "fa1.cu": ["setup", "load_kv", "load_q_carries", "scores", "update", "write_back"],
+    "mma_sm80.h": ["mma", "ldmatrix", "cvt", "cp_async"],
     "fa2_mma.cu": [
-        "mma", "ldmatrix", "cvt", "copy", "setup", "no_key", "load_q", "ldmatrix_q", "load_kv", "scores", "softmax",
-        "pv", "write_back",
+        "copy", "setup", "no_key", "load_q", "ldmatrix_q", "load_kv", "scores", "softmax", "pv", "write_back",
     ],
     "fa2_bwd.cu": ["preprocess", "setup", "load_kv", "load_q", "recompute", "dv", "ds", "dq", "dk", "write_back"],
     "flash_decoding.cu": [

@@ -56,3 +56,15 @@ def test_a_loop_variable_is_not_visible_after_its_loop():
     assert src.visible("r", 4) == 3 and src.visible("r", 6) is None
     assert src.visible("a", 4) == 1
     assert src.closing(3) == 5
+
+
+def test_an_include_of_a_header_beside_the_kernels_declares_its_functions():
+    """fa2_pipe.cu's blocks call the PTX wrappers mma_sm80.h defines: its #include line is their declaration in view
+    (their parameters are not); an include of a file that is not there, or of a system header, declares nothing."""
+    assert scope.declares('#include "mma_sm80.h"  // the PTX') == [
+        "mma_m16n8k16", "ldmatrix_x4", "pack2", "cp_async16", "cp_async_commit", "cp_async_wait",
+    ]  # fmt: skip
+    assert scope.declares('#include "swizzle.h"') == ["kv_swizzle"]
+    assert scope.declares('#include "missing.h"') == scope.declares("#include <cstdint>") == []
+    src = scope.Source('#include "mma_sm80.h"\nvoid f() {\n    pack2<1>(a, b);\n}\n')
+    assert src.visible("pack2", 3) == 1 and 1 in src.context(3, 3)

@@ -93,3 +93,14 @@ def test_the_cpp_computes_what_the_python_does(tmp_path):
     found = [int(x) for x in subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout.split()]
     expected = [swizzle.physical_chunk(r, c, n) for n in (2, 4, 8, 16) for r in range(16) for c in range(n)]
     assert found == expected
+
+
+def test_one_swizzle_function_serves_fa2_pipe_and_hopper():
+    """swizzle.cute_swizzle is CuTe's Swizzle<B, M, S>, worked here by hand: 0x1C0 under <1, 4, 3> has bit 7 set, XORed
+    into bit 4 (0x1D0); under <3, 3, 3> bits [6, 9) = 0b111 go into bits [3, 6) (0x1F8). fa2_pipe's `cute` and
+    Hopper's byte swizzle are both it."""
+    from kernelviz.cuda import hopper
+
+    assert swizzle.cute_swizzle(0x1C0, 1, 4, 3) == 0x1D0
+    assert swizzle.cute_swizzle(0x1C0, 3, 3, 3) == 0x1F8 == swizzle.cute(0x1C0)
+    assert hopper.swizzle(0x1C0, 32) == 0x1D0 and hopper.swizzle(0x1C0, 128) == swizzle.cute_swizzle(0x1C0, 3, 4, 3)

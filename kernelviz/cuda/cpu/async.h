@@ -1,5 +1,7 @@
 // Copies in flight, for g++ (included by shim.h): cp.async, cp.async.commit_group and cp.async.wait_group as
-// fa2_pipe.cu wraps them, and the block's dynamic shared memory (extern __shared__).
+// mma_sm80.h wraps them, and the block's dynamic shared memory (extern __shared__), the one of every kernel:
+// KV_DYNAMIC_SMEM(T, name, ALIGN) (dynamic_smem.h on a GPU) names a `T*` to it, here the block's buffer of the bytes
+// the host gave (kvshim::dynamic_bytes), from a 1,024-byte boundary (ALIGN 1,024 at most: fa3.cu's swizzle atom).
 //
 // A cp.async of 16 bytes does not write shared memory when it is issued: its bytes (read from global memory then;
 // the kernels' inputs do not change during a launch) wait in the issuing thread's list, in the group it is part of
@@ -32,7 +34,8 @@ inline uint64_t copies_seed = 0;
 constexpr uint16_t SHARED_POISON = 0x7fad;  // NaN as fp16 and as bf16 (harness.cpp's POISON16)
 constexpr size_t SHARED_GUARD = 4096;       // bytes after the dynamic shared memory, checked at the block's end
 
-// The block's dynamic shared memory: `bytes` from a 128-byte boundary (bank 0, as on a GPU), then a guard.
+// The block's dynamic shared memory: `bytes` from a 1,024-byte boundary (bank 0, and the 128-byte swizzle's atom, as
+// on a GPU), then a guard.
 struct DynamicShared {
     std::vector<unsigned char> store;
     unsigned char* base = nullptr;
@@ -45,6 +48,7 @@ template <typename T>
 T* dynamic_shared() {
     return reinterpret_cast<T*>(dynamic.base);
 }
+#define KV_DYNAMIC_SMEM(T, name, ALIGN) T* name = kvshim::dynamic_shared<T>()
 
 inline void fill_poison(unsigned char* at, size_t bytes) {
     for (size_t k = 0; k + 1 < bytes; k += 2) std::memcpy(at + k, &SHARED_POISON, 2);
@@ -53,9 +57,9 @@ inline void fill_poison(unsigned char* at, size_t bytes) {
 // A block starts: fresh dynamic shared memory, all of it the poison pattern.
 inline void shared_begin() {
     dynamic.bytes = dynamic_bytes;
-    dynamic.store.assign(dynamic_bytes + SHARED_GUARD + 128, 0);
+    dynamic.store.assign(dynamic_bytes + SHARED_GUARD + 1024, 0);
     auto at = reinterpret_cast<uintptr_t>(dynamic.store.data());
-    dynamic.base = dynamic.store.data() + (128 - at % 128) % 128;
+    dynamic.base = dynamic.store.data() + (1024 - at % 1024) % 1024;
     fill_poison(dynamic.base, dynamic_bytes + SHARED_GUARD);
 }
 

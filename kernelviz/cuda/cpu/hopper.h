@@ -3,10 +3,10 @@
 // THE API (stable). fa3.cu defines the GPU versions of these functions as inline PTX under `#ifndef KVSHIM`, with
 // exactly these names and signatures; under KVSHIM this file defines them. All are device functions.
 //
-// Shared memory. A kernel uses dynamic shared memory only, declared with KV_DYNAMIC_SMEM(smem), which names a
-// `uint8_t*` aligned to 1024 bytes (GPU: `extern __shared__ __align__(1024) uint8_t smem_[]; uint8_t* smem = smem_;`;
-// CPU: the block's buffer of 227 KiB, the sm_90 maximum, aligned to 1024 so swizzle address bits match a GPU's, and
-// filled with a NaN pattern (0x7fad in every 16-bit half) at each block's start).
+// Shared memory. A kernel uses dynamic shared memory only, declared with KV_DYNAMIC_SMEM(u8, smem, 1024) as every
+// kernel declares it (dynamic_smem.h; on the CPU async.h: the block's buffer of the bytes the host gave, aligned to
+// 1024 so swizzle address bits match a GPU's, filled with a NaN pattern, 0x7fad in every 16-bit half, at each block's
+// start, and guarded: a write past its end is reported). TMA and wgmma may not reach past its end either.
 //   uint32_t smem_addr(const void* p)          offset of p in the CTA's shared window (cvta.to.shared)
 //
 // mbarriers (PTX ISA, "mbarrier"): a uint64_t in shared memory, 8-byte aligned. A phase completes when its pending
@@ -90,12 +90,11 @@
 #include <cstdlib>
 
 #define __grid_constant__
-#define KV_DYNAMIC_SMEM(name) uint8_t* name = kvshim::dynamic_smem()
 
 namespace kvshim {
 
 constexpr int WARPGROUP = 128;
-constexpr int SMEM_BYTES = 227 * 1024;  // dynamic shared memory per block on sm_90
+constexpr int SMEM_BYTES = 227 * 1024;  // the most dynamic shared memory a block may take on sm_90
 
 // A TMA tensor map, as cuTensorMapEncodeTiled makes it (fields in the same order and units).
 struct TensorMap {

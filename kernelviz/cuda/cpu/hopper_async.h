@@ -39,10 +39,12 @@ inline std::string format(const char* format, ...) {
 // Dynamic shared memory and the async proxy's view of it: what TMA and wgmma may read. A copy that lands writes
 // both; fence_proxy_async() copies the threads' plain stores into the view; a byte that differs between the two when
 // TMA or wgmma reads it was written by a thread with no fence since.
+// The memory is the block's one dynamic shared memory (async.h's, sized by the host); `view` is set equal to it (all
+// poison) when the block starts.
 struct Shared {
-    std::vector<uint8_t> raw = std::vector<uint8_t>(SMEM_BYTES + 1024), view = std::vector<uint8_t>(SMEM_BYTES);
-    bool poisoned = false;
-    uint8_t* base() { return raw.data() + (1024 - reinterpret_cast<uintptr_t>(raw.data()) % 1024) % 1024; }
+    std::vector<uint8_t> view;
+    uint8_t* base() { return dynamic.base; }
+    uint32_t bytes() const { return uint32_t(dynamic.bytes); }
 };
 inline Shared shared;
 
@@ -86,19 +88,7 @@ inline void reset_async(int threads) {
     s.regs.assign(threads, launch_regs);
     s.regs_free = 0;  // the CTA's pool: what setmaxnreg_dec released
     s.random.seed(async_seed * 7919u + blocks++);
-    shared.poisoned = false;  // filled when the block first asks for it: kernels without Hopper's units never do
-}
-
-// The block's dynamic shared memory, filled with 0x7fad (NaN in fp16 and bf16) when the block first asks for it.
-inline uint8_t* dynamic_smem() {
-    std::lock_guard lock(async_lock);
-    uint8_t* smem = shared.base();
-    if (!shared.poisoned) {
-        for (int k = 0; k < SMEM_BYTES; k += 2) smem[k] = 0xad, smem[k + 1] = 0x7f;
-        std::memcpy(shared.view.data(), smem, SMEM_BYTES);
-        shared.poisoned = true;
-    }
-    return smem;
+    shared.view.assign(shared.base(), shared.base() + shared.bytes());  // shared_begin poisoned it just before
 }
 
 // A copy that lands later: when no thread can run (or at a random point, with async_seed).
@@ -124,8 +114,9 @@ inline bool async_step(bool random) {
 
 inline uint32_t offset_of(const void* p, const char* what) {
     auto at = static_cast<const uint8_t*>(p) - shared.base();
-    if (at < 0 || at >= SMEM_BYTES)
-        hopper_error("%s: the address is not in dynamic shared memory (KV_DYNAMIC_SMEM)", what);
+    if (at < 0 || at >= shared.bytes())
+        hopper_error("%s: the address is not in the dynamic shared memory the host gave (KV_DYNAMIC_SMEM, %u bytes)",
+                     what, shared.bytes());
     return uint32_t(at);
 }
 

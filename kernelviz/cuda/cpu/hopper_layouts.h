@@ -1,4 +1,5 @@
 // Written by `python -m kernelviz.cuda.hopper` from hopper.py: the PTX ISA's wgmma layouts and swizzles.
+
 #pragma once
 
 #include <cstdint>

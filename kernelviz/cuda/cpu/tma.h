@@ -70,7 +70,7 @@ inline void check_box(const TensorMap& map, uint32_t at, int coords_given, const
     if (coords_given != map.rank)
         hopper_error("%s: the tensor map has rank %d, not %d", what, map.rank, coords_given);
     if (at % 128) hopper_error("%s: shared offset %u is not 128-byte aligned", what, at);
-    if (at + box_elements(map) * map.elem_bytes > uint32_t(SMEM_BYTES))
+    if (at + box_elements(map) * map.elem_bytes > shared.bytes())
         hopper_error("%s: the box does not fit in shared memory from offset %u", what, at);
 }
 
@@ -189,6 +189,6 @@ inline void tma_store_flush() { kvshim::tma_store_wait_all("tma_store_flush"); }
 
 inline void fence_proxy_async() {
     std::lock_guard lock(kvshim::async_lock);
-    std::memcpy(kvshim::shared.view.data(), kvshim::shared.base(), kvshim::SMEM_BYTES);
+    std::memcpy(kvshim::shared.view.data(), kvshim::shared.base(), kvshim::shared.bytes());
     kvshim::changed();
 }

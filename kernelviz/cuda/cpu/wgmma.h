@@ -87,7 +87,7 @@ inline Spans op_spans(const WgmmaOp& op) {
                 uint32_t a = operand_address(d, mn, k, which && op.trans_b);
                 lo = std::min(lo, a), hi = std::max(hi, a + 2);
             }
-        if (hi > uint32_t(SMEM_BYTES))
+        if (hi > shared.bytes())
             hopper_error("wgmma: an operand reads past the end of shared memory (offset %u)", hi);
         spans[which] = {lo, hi};
     }

@@ -12,21 +12,7 @@ verify holds O and L to MMA_TOL[dtype] as fa2_mma's (see its module): the arithm
 only the copies and the layout differ; it is checked with 1 and 2 stages.
 """
 
-import numpy as np
-
-from .. import half
-from ..descriptor import (
-    MMA_TOL,
-    WARP,
-    Kernel,
-    Launch,
-    ThreadLimitError,
-    attention_error,
-    attention_inputs,
-    fewer,
-    more,
-    qkv,
-)
+from ..descriptor import TENSOR_CORE, WARP, Kernel, Launch, check_aligned, check_tensor_core, fewer, more, qkv_arguments
 
 PIPE_WARPS = 8  # 8 warps a block, 16 rows of Q each: FA2's Br = 128
 PIPE_BR = 16 * PIPE_WARPS
@@ -49,15 +35,10 @@ def dynamic_bytes(tiles, d, stages=2, swizzle=1):
 def check_pipe(br, bc, d, threads, dtype, stages, swizzle):
     """Raise ValueError unless the kernel can take these: Br = 128, Bc a multiple of 16, d a multiple of 16 (and, to
     swizzle, 16, 32 or a multiple of 64), 256 threads (else ThreadLimitError), dtype "fp16" or "bf16"."""
-    if br != PIPE_BR or bc % 16 or bc < 16 or d % 16 or (swizzle and d not in (16, 32) and d % 64):
-        raise ValueError(
-            f"fa2_pipe takes Br = {PIPE_BR}, Bc a multiple of 16 and d a multiple of 16 (swizzled: 16, 32 or a "
-            f"multiple of 64), not Br={br}, Bc={bc}, d={d}"
-        )
-    if threads != WARP * PIPE_WARPS:
-        raise ThreadLimitError(f"fa2_pipe runs {PIPE_WARPS} warps, {WARP * PIPE_WARPS} threads a block, not {threads}")
-    if dtype not in half.DTYPES:
-        raise ValueError(f"fa2_pipe takes dtype 'fp16' or 'bf16', not {dtype!r}")
+    fits = br == PIPE_BR and bc % 16 == 0 and bc >= 16 and d % 16 == 0
+    fits = fits and not (swizzle and d not in (16, 32) and d % 64)
+    takes = f"Br = {PIPE_BR}, Bc a multiple of 16 and d a multiple of 16 (swizzled: 16, 32 or a multiple of 64)"
+    check_tensor_core("fa2_pipe", (br, bc), d, fits, takes, threads, (PIPE_WARPS, "warps"), dtype)
 
 
 def launches(bh, n, d, tiles, threads, n_splits, dtype, smem, stages=2, swizzle=1):
@@ -68,27 +49,11 @@ def launches(bh, n, d, tiles, threads, n_splits, dtype, smem, stages=2, swizzle=
     return [Launch(name, (-(-n // br), bh), threads, smem[0], dynamic_bytes(tiles, d, stages, swizzle))]
 
 
-def arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
-    n_kv = n if n_kv is None else n_kv
-    return [("Q", "K", "V", "O", "L", np.int32(n), np.int32(n_kv), np.float32(scale), np.int32(bool(causal)))]
-
-
-def verify_inputs(bh, n, d, decode, seed, causal, n_kv, dtype):
-    return tuple(half.round(x, dtype or "fp16") for x in qkv(bh, n, d, decode, seed, n_kv))
-
-
 def check_inputs(given, arrays, host, address):
     """Q, K, V as launched (`arrays`, `address(x)` the address of x's first element) start on a 16-byte boundary, as
     its 16-byte copies need (their rows are D = 16k elements, so every row is then aligned); O is allocated by the
     launchers, aligned."""
-    for name, x in zip(("Q", "K", "V"), arrays, strict=True):
-        at = address(x)
-        if at % PIPE_ALIGN:
-            raise ValueError(
-                f"fa2_pipe: {name} starts at address {at:#x}, {at % PIPE_ALIGN} bytes past a {PIPE_ALIGN}-byte "
-                f"boundary; cp.async copies {PIPE_ALIGN} bytes and needs it aligned (a view at an offset into a "
-                f"larger tensor? pass a copy)"
-            )
+    check_aligned("fa2_pipe", arrays, address, PIPE_ALIGN, f"cp.async copies {PIPE_ALIGN} bytes and needs it aligned")
 
 
 VARIANTS = (  # each dtype with and without the mask, each with both stages; ragged (fewer, more keys) in one each
@@ -105,18 +70,12 @@ KERNEL = Kernel(
     algorithm="fa2-pipe",
     default_tiles=lambda d: (PIPE_BR, PIPE_BC),
     shared_bytes=lambda tiles, d: [0],  # static: none; dynamic_bytes is the launch's
+    dynamic_bytes=dynamic_bytes,
     launches=launches,
-    inputs=lambda bh, n, d, n_kv: attention_inputs(bh, n, d, n_kv),
-    outputs=lambda bh, n, d, n_splits, tiles: {"O": (bh, n, d), "L": (bh, n)},
-    arguments=arguments,
+    arguments=qkv_arguments,
     shared_formula="2*(Br + 2*stages*Bc)*D (dynamic; D + 8 unswizzled)",
-    error=lambda out, arrays, causal: attention_error(out, arrays, causal, lambda out: out["L"]),
-    verify_inputs=verify_inputs,
     variants=VARIANTS,
-    tolerance=lambda dtype: MMA_TOL[dtype or "fp16"],
-    n_from_q=True,
-    dtypes=half.DTYPES,
-    sixteen_bit=("Q", "K", "V", "O"),
+    **TENSOR_CORE,
     threads=WARP * PIPE_WARPS,
     check_inputs=check_inputs,
     options=OPTIONS,

@@ -17,19 +17,7 @@ the SM's 65,536); setmaxnreg then leaves the producer 24 and raises the consumer
 import numpy as np
 
 from .. import half
-from ..descriptor import (
-    MMA_TOL,
-    WARP,
-    Kernel,
-    Launch,
-    TensorMap,
-    ThreadLimitError,
-    attention_error,
-    attention_inputs,
-    fewer,
-    more,
-    qkv,
-)
+from ..descriptor import TENSOR_CORE, WARP, Kernel, Launch, TensorMap, check_aligned, check_tensor_core, fewer, more
 
 BR = 128  # rows of Q a block: two consumer warpgroups of 64
 STAGES = 2  # the ring of K_j, V_j (FA3_STAGES in fa3.cu)
@@ -55,12 +43,9 @@ def dynamic_bytes(tiles, d):
 def check_fa3(br, bc, d, threads, dtype):
     """Raise ValueError unless the kernel can take these: Br = 128, Bc 64 or 128, d 64 or 128, 384 threads (else
     ThreadLimitError), dtype "fp16" or "bf16"."""
-    if br != BR or bc not in BCS or d not in HEAD_DIMS:
-        raise ValueError(f"fa3 takes Br = {BR}, Bc in {BCS} and d in {HEAD_DIMS}, not Br={br}, Bc={bc}, d={d}")
-    if threads != THREADS:
-        raise ThreadLimitError(f"fa3 runs {WARPGROUPS} warpgroups, {THREADS} threads a block, not {threads}")
-    if dtype not in half.DTYPES:
-        raise ValueError(f"fa3 takes dtype 'fp16' or 'bf16', not {dtype!r}")
+    fits = br == BR and bc in BCS and d in HEAD_DIMS
+    takes = f"Br = {BR}, Bc in {BCS} and d in {HEAD_DIMS}"
+    check_tensor_core("fa3", (br, bc), d, fits, takes, threads, (WARPGROUPS, "warpgroups"), dtype)
 
 
 def launches(bh, n, d, tiles, threads, n_splits, dtype, smem):
@@ -89,20 +74,10 @@ def arguments(n, scale, causal, n_splits, n_kv, kv_heads, bc):
     ]
 
 
-def verify_inputs(bh, n, d, decode, seed, causal, n_kv, dtype):
-    return tuple(half.round(x, dtype or "fp16") for x in qkv(bh, n, d, decode, seed, n_kv))
-
-
 def check_inputs(given, arrays, host, address):
     """Q, K and V, as launched (`arrays`, `address(x)` the address of x's first element), start on a 16-byte boundary,
     as a tensor map's global address must, and there is at least one key (a tensor map has no empty dimension)."""
-    for name, x in zip(("Q", "K", "V"), arrays, strict=True):
-        at = address(x)
-        if at % TMA_ALIGN:
-            raise ValueError(
-                f"fa3: {name} starts at address {at:#x}, {at % TMA_ALIGN} bytes past a {TMA_ALIGN}-byte boundary; "
-                f"a TMA tensor map needs it aligned (a view at an offset into a larger tensor? pass a copy)"
-            )
+    check_aligned("fa3", arrays, address, TMA_ALIGN, "a TMA tensor map needs it aligned")
     if arrays[1].shape[1] == 0:
         raise ValueError("fa3: K and V have no keys (N_kv = 0); a TMA tensor map has no empty dimension")
 
@@ -112,22 +87,16 @@ KERNEL = Kernel(
     algorithm="fa3",
     default_tiles=default_tiles,
     shared_bytes=lambda tiles, d: [0],  # static: none; dynamic_bytes is the launch's
+    dynamic_bytes=dynamic_bytes,
     launches=launches,
-    inputs=lambda bh, n, d, n_kv: attention_inputs(bh, n, d, n_kv),
-    outputs=lambda bh, n, d, n_splits, tiles: {"O": (bh, n, d), "L": (bh, n)},  # O: 16-bit, as its inputs
     arguments=arguments,
     shared_formula="1024 + 2*Br*D + 8*Bc*D + 40 (dynamic)",
-    error=lambda out, arrays, causal: attention_error(out, arrays, causal, lambda out: out["L"]),
-    verify_inputs=verify_inputs,
     variants=(
         *({"dtype": t, "causal": c} for t in half.DTYPES for c in (False, True)),
         {"dtype": "fp16", "causal": True, "n_kv": fewer},
         {"dtype": "bf16", "causal": True, "n_kv": more},
     ),
-    tolerance=lambda dtype: MMA_TOL[dtype or "fp16"],
-    n_from_q=True,
-    dtypes=half.DTYPES,
-    sixteen_bit=("Q", "K", "V", "O"),
+    **TENSOR_CORE,
     threads=THREADS,
     check_inputs=check_inputs,
     archs=("sm_90a",),

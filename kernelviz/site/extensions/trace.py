@@ -29,10 +29,11 @@ L, S, P, m, l, O_partial, x, y, o, ...):
     trace.shared.T, .total, .store, .load  fa2-mma: bytes of T (Q, K, V, P) stored into shared memory and loaded
                                            from it into registers; P is 0 unless p_in_shared (``Ledger.smem``,
                                            ``closed_forms.fa2_mma.shared``)
-    trace.cuda.shared_bytes.K              bytes of __shared__ one block of kernel K declares in kernelviz/cuda at
-                                           these sizes (fa1, fa2, fd_split, fd_combine, online_softmax,
-                                           fa2_bwd_preprocess, fa2_bwd, paged_decode, paged_combine, fa2_mma:
-                                           ``kernels.shared_memory``, which the tests hold equal to ptxas's)
+    trace.cuda.shared_bytes.K              bytes of shared memory one block of kernel K takes in kernelviz/cuda at
+                                           these sizes, static __shared__ and dynamic (fa1, fa2, fd_split,
+                                           fd_combine, online_softmax, fa2_bwd_preprocess, fa2_bwd, paged_decode,
+                                           paged_combine, fa2_mma, fa3: ``kernels.shared_memory``; the tests hold the
+                                           static part equal to ptxas's)
     trace.N, .d, .Br, .Bc, .N_kv, ...      the run's sizes, and the tile counts Tr = ceil(N/Br), Tc = ceil(N_kv/Bc),
                                            T = ceil(N/Bc) (``Run.counts``); paged decoding: g = H_q / H_kv, pages,
                                            tokens, padding (empty rows of last pages), kv_bytes_per_token (K and V
