@@ -186,7 +186,9 @@ def test_the_hardwares_fragments_are_the_documented_layout(dtype):
 
     source = (kernels.FOLDER / "fa2_mma.cu").read_text() + (Path(__file__).parent / "fragment_probe.cuh").read_text()
     name = f"probe<{int(dtype == 'bf16')}>"
-    module = cupy.RawModule(code=source, options=("-std=c++17",), name_expressions=[name])
+    # the kernel's #include "mma_sm80.h" (its PTX wrappers) is found beside it: CuPy compiles a copy in a temp folder
+    options = ("-std=c++17", f"--include-path={kernels.FOLDER}")
+    module = cupy.RawModule(code=source, options=options, name_expressions=[name])
     m, n, f = probe_inputs(dtype)
     regs, acc = cupy.zeros(32 * 12, cupy.uint32), cupy.zeros(32 * 16, cupy.float32)
     shuffled, packed = cupy.zeros(64, cupy.float32), cupy.zeros(32, cupy.uint32)
