@@ -56,9 +56,10 @@ function measuredNote(spec, points) {
     return note(0, 'Nothing has been measured of these kernels yet: the results of ', bench, where + boundsOnly);
   }
   const runs = points.length === 1 ? '1 kernel run' : `${points.length} kernel runs`;
-  const said = el('p', {}, `Crosses: ${runs} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes:`);
+  const said = el('p', {}, `Crosses: ${runs} measured by `, bench, ` on ${escape(m.machine)}, each at its own sizes.`);
   const list = el('ul', { class: 'kv-roof-runs' }, points.map((p) => el('li', {}, escape(p.label))));
-  return note(points.length, said, list);
+  // folded: a long list of runs would push the bars and the tables a screen further down
+  return note(points.length, said, el('details', {}, el('summary', {}, `The ${runs}`), list));
 }
 
 function table(spec, rowsAt) {
