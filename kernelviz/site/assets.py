@@ -1,8 +1,8 @@
 """The site's ``assets/``: the browser runtime bundled into ``web/dist`` (main.js, editors.js, the other entries,
 their chunks and CSS, Temml's CSS for MathML and its font, Pyodide; not ``build-time/``, which only the builder runs),
-``site.css``, the one stylesheet each page links, and the Python the browser worker runs:
+the site's styles (``SITE_CSS``), the one stylesheet each page links, and the Python the browser worker runs:
 
-    assets/page.css                  palette.css, site.css, main.css, in that order (every page)
+    assets/page.css                  palette.css, SITE_CSS, main.css, in that order (every page)
     assets/math.css                  Temml's CSS for MathML, then site-math.css (the pages with math)
     assets/page-NAME.css             the same, then NAME.css of an entry a page's front matter loads (scripts)
     assets/py/kernelviz/__init__.py, glossary.py, runner.py, pie/*.py, pie/scene.schema.json, pie/palette.json,
@@ -45,7 +45,8 @@ def check_runtime(web_dist):
         raise BuildError(f"the browser runtime in {web_dist} is incomplete (no {', '.join(missing)}); {SETUP}")
 
 
-COMMON_CSS = ("palette.css", "site.css")
+SITE_CSS = ("site.css", "site-code.css", "site-drawn.css")  # static/: the site's styles, in cascade order
+COMMON_CSS = ("palette.css", *SITE_CSS)
 MATH_CSS = ("math.css", ["temml/temml.css", "site-math.css"])  # (name, parts), as `stylesheet` gives them
 # a url() in a part that is relative to the part's own folder (not data:, not absolute, not a fragment)
 RELATIVE_URL = re.compile(r"""url\((['"]?)(?![a-z][a-z0-9+.-]*:|/|#)""", re.I)
@@ -78,7 +79,7 @@ def copy(web_dist, assets):
     """Fill `assets` (a new folder): the runtime, site.css and site-math.css, palette.css (made from the palette:
     site.palette) and the worker's Python with its manifest."""
     shutil.copytree(web_dist, assets, copy_function=_link_or_copy, ignore=shutil.ignore_patterns(".*", BUILD_TIME))
-    for name in ("site.css", "site-math.css"):
+    for name in (*SITE_CSS, "site-math.css"):
         shutil.copy2(STATIC / name, assets / name)
     (assets / "palette.css").write_text(palette.css(), encoding="utf-8")
     manifest = []

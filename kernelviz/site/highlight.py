@@ -1,6 +1,6 @@
-"""Code highlighting with Pygments, class-based (the colors are in static/site.css under ``.kv-code``).
+"""Code highlighting with Pygments, class-based (the colors are in static/site-code.css under ``.kv-code``).
 
-Python and the other languages of plain fences are written lean: a token whose class site.css gives no colour
+Python and the other languages of plain fences are written lean: a token whose class site-code.css gives no colour
 (names, punctuation, operators: most of a program) is plain text, not a span, so the same look costs half the bytes
 (an editor's first paint, the library's page). CUDA keeps every span: its names are linked (cuda_code.py).
 """
@@ -17,10 +17,9 @@ from pygments.util import ClassNotFound
 _FORMATTER = HtmlFormatter(nowrap=True)
 _WHITESPACE = re.compile(r'<span class="w">(\s*)</span>')  # whitespace needs no color
 _TOKEN = re.compile(r'<span class="([\w-]+)">([^<]*)</span>')
-# the token classes site.css colours (``.kv-code .k, .kv-code .kd, ... { color: ... }``)
-COLOURED = frozenset(
-    re.findall(r"\.kv-code \.([a-z0-9]+)(?=[\s,{])", (Path(__file__).parent / "static" / "site.css").read_text("utf-8"))
-)
+# the token classes site-code.css colours (``.kv-code .k, .kv-code .kd, ... { color: ... }``)
+_CODE_CSS = (Path(__file__).parent / "static" / "site-code.css").read_text("utf-8")
+COLOURED = frozenset(re.findall(r"\.kv-code \.([a-z0-9]+)(?=[\s,{])", _CODE_CSS))
 
 
 @functools.lru_cache(maxsize=512)  # kernelviz serve rebuilds pages whose code did not change
@@ -30,7 +29,7 @@ def _html(code, lexer_class):
 
 
 def _lean(html):
-    """`html` with each token span of a class site.css does not colour replaced by its text."""
+    """`html` with each token span of a class site-code.css does not colour replaced by its text."""
     return _TOKEN.sub(lambda m: m.group(0) if m.group(1) in COLOURED else m.group(2), html)
 
 

@@ -40,7 +40,8 @@ def test_a_page_becomes_html_with_the_contract_structure(build_site):
     assert '<script type="module" async src="assets/main.js"></script>' in text  # after the figure, before the text
     assert text.index('async src="assets/main.js"') < text.index('<article class="kv-prose"')
     assert stylesheets(text) == ["assets/page.css"]  # one stylesheet: nothing else holds back the first paint
-    assert parts_of(out / "assets/page.css") == ["palette.css", "site.css", "main.css"]  # the math's: math.css
+    site_css = ["site.css", "site-code.css", "site-drawn.css"]
+    assert parts_of(out / "assets/page.css") == ["palette.css", *site_css, "main.css"]  # the math's: math.css
     assert 'id="kv-scene"' not in text and 'id="kv-figure"' not in text  # no editors, no figure
 
 
@@ -381,7 +382,7 @@ def test_assets_are_copied_with_the_worker_python_and_its_manifest(build_site, f
     _, out = build_site({"a.md": page("A.\n")})
     assert (out / "assets/main.js").read_text() == (fake_dist / "main.js").read_text()
     assert (out / "assets/chunks/c-1.js").is_file()
-    assert ".kv-code .k" in (out / "assets/site.css").read_text()
+    assert ".kv-code .k" in (out / "assets/site-code.css").read_text()
     manifest = json.loads((out / "assets/py/manifest.json").read_text())
     assert {"kernelviz/__init__.py", "kernelviz/runner.py", "kernelviz/pie/__init__.py"} <= set(manifest)
     assert "kernelviz/pie/scene.schema.json" in manifest and "kernelviz/pie/palette.json" in manifest

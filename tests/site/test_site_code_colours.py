@@ -1,14 +1,15 @@
-"""The code colours of site.css (--site-code-*, each light-dark(light, dark)) read at WCAG AA (4.5:1) on every
-background code is drawn on: the code block's, a whole-kernel page's regions (.kv-cuda-file .kv-region) and the
-page's paper, in both themes. The contrast is WCAG 2's, computed here from the hex values (not by axe, which the
-browser tests run on the built pages)."""
+"""The code colours of site.css (--site-code-*, each light-dark(light, dark), used by site-code.css) read at WCAG AA
+(4.5:1) on every background code is drawn on: the code block's, a whole-kernel page's regions (.kv-cuda-file
+.kv-region) and the page's paper, in both themes. The contrast is WCAG 2's, computed here from the hex values (not
+by axe, which the browser tests run on the built pages)."""
 
 import re
 from pathlib import Path
 
 import pytest
 
-CSS = (Path(__file__).resolve().parents[2] / "kernelviz" / "site" / "static" / "site.css").read_text("utf-8")
+STATIC = Path(__file__).resolve().parents[2] / "kernelviz" / "site" / "static"
+CSS = "".join((STATIC / name).read_text("utf-8") for name in ("site.css", "site-code.css"))
 PAIR = re.compile(r"--(site-[\w-]+):\s*light-dark\((#[0-9a-f]{6}),\s*(#[0-9a-f]{6})\)")
 COLOURS = {name: {"light": light, "dark": dark} for name, light, dark in PAIR.findall(CSS)}
 INKS = ["site-code-" + n for n in ("keyword", "type", "name", "string", "number", "comment", "preproc")]

@@ -135,8 +135,9 @@ def test_a_picture_that_cannot_be_drawn_is_a_warning_at_its_fence(build_site, li
 
 
 def test_a_lanes_label_reads_on_its_fill_in_both_themes():
-    """The fills in site.css (OKLCH) are in the sRGB gamut and the ink on each is at WCAG AA contrast (4.5)."""
-    css = (Path(__file__).parents[2] / "kernelviz/site/static/site.css").read_text()
+    """The fills in site-drawn.css (OKLCH) are in the sRGB gamut and site.css's ink on each is at WCAG AA contrast."""
+    static = Path(__file__).parents[2] / "kernelviz/site/static"
+    css = (static / "site.css").read_text() + (static / "site-drawn.css").read_text()
     hues = [float(h) for h in re.findall(r"\.kv-frag-g\d \{ --kv-frag-hue: ([\d.]+); \}", css)]
     shades = re.findall(
         r"\.kv-frag-t\d > rect \{ fill: light-dark\(oklch\(([\d.]+) ([\d.]+) var\(--kv-frag-hue\)\), "

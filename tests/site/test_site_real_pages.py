@@ -53,7 +53,7 @@ def test_a_page_links_one_stylesheet_with_the_css_of_its_own_entries_only(real_s
         (name,) = re.findall(r'<link rel="stylesheet" href="assets/([^"]+)">', head)
         return name, re.findall(r"^/\* (\S+) \*/$", (real_site.out / "assets" / name).read_text(), re.M)
 
-    common = ["palette.css", "site.css", "main.css"]
+    common = ["palette.css", "site.css", "site-code.css", "site-drawn.css", "main.css"]
     assert sheet("overview") == ("page-explorer.css", [*common, "explorer.css"])
     assert sheet("online-softmax") == ("page-softmax-panel.css", [*common, "softmax-panel.css"])
     assert sheet("index") == ("page.css", common)
