@@ -7,7 +7,7 @@ width and a desktop's.
 Every series has a bar per index, all on one axis from 0 to the largest value; a later series is drawn in front of
 an earlier one (so a series that never exceeds the one behind it shows as the part of it that is used). Each bar is
 ``<rect class="kv-bar kv-bars-KEY" data-index="i" data-value="v">`` with a <title> saying both. The colours are the
-stylesheet's (``.kv-bars-KEY`` in site.css, from the palette's custom properties), so the chart follows the theme.
+stylesheet's (``.kv-bars-KEY`` in site-drawn.css, from the palette's custom properties), so the chart follows the theme.
 
 The drawing stretches with its container and keeps its height: horizontal positions are percentages of the width,
 vertical ones pixels, so the labels keep their size (the stylesheet's) at any width instead of scaling with it.

@@ -8,7 +8,7 @@ Each cell is ``<g class="kv-frag-gG kv-frag-tT" transform="translate(X Y)" data-
 (G = lane >> 2, the groupID; T = lane % 4, the threadID_in_group; data-i: the element's index in the lane, 3 for a3)
 holding a <rect> and two <text>: the lane ("T5", class ``ln``) and, smaller, the label (``el``). What every cell
 shares is the stylesheet's, not repeated per cell (a page has about 650 cells): the rect's size and corners, the
-texts' anchor (``.kv-frag`` in site.css, which also gives the fill: the hue by G, the shade by T, so the 32 lanes
+texts' anchor (``.kv-frag`` in site-drawn.css, which also gives the fill: the hue by G, the shade by T, so the 32 lanes
 differ, each in a light and a dark version). A cell wider than one column says its width itself.
 A cell may `span` several columns (a row of an 8×8 matrix, in the ldmatrix picture). With `highlight` (a set of
 lanes) their cells get ``kv-frag-on`` and the others ``kv-frag-off`` (drawn faded). Row and column indices run along
