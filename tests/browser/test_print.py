@@ -19,6 +19,7 @@ first) opens the closed CUDA blocks and fits the figure to a canvas half as tall
 """
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -26,7 +27,10 @@ from kernelviz.cuda.kernels import FILES
 from tests.browser.figure_page import KERNEL_PAGES, open_figure, without_python
 from tests.browser.figure_page import PAGES as TEXT_PAGES
 
-PAGES = [*TEXT_PAGES, "figlib", *sorted(FILES.values())]  # each kernel's source has its page
+# each kernel's source has its page, and so has each header a page's CUDA block cites (cite="mma_sm80.h#mma")
+PAGES_MD = (Path(__file__).resolve().parents[2] / "pages").glob("*.md")
+CITED_HEADERS = sorted({h for md in PAGES_MD for h in re.findall(r'cite="([\w.]+\.h)#', md.read_text())})
+PAGES = [*TEXT_PAGES, "figlib", *sorted(FILES.values()), *CITED_HEADERS]
 STEP = 5
 
 # Everything wrong with the page as printed now (under print media), as sentences.
