@@ -95,7 +95,7 @@ def paged_decoding(
             at = dict(kernel="decode", block=(b, sp), heads=H_kv)
             ledger.read("seq_lens", b, INDEX_BYTES, step=0, **at)
             ledger.read("Q", b, g * d * s, step=0, **at)
-            scalar_smem.paged_block(ledger, g, d, s, H_kv)
+            scalar_smem.carries_in(ledger, g, d, s, H_kv)  # the group's g queries
             m_i, l_i, Og = m_part[sp], l_part[sp], O_part[sp]
             step = 0
             for step, p in enumerate(owned, start=1):

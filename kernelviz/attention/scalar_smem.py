@@ -80,7 +80,8 @@ def kv_in(ledger, Bc, d, s, heads):
 
 
 def carries_in(ledger, Br, d, s, heads):
-    """Qi and the carries Oi, mi, li stored (from HBM, or set to their starting values)."""
+    """Qi and the carries Oi, mi, li of `Br` rows stored (from HBM, or set to their starting values); a paged
+    decoding block's rows are its group's `g` queries."""
     ledger.smem("Q", STORE, Br * d * s, heads=heads)
     ledger.smem("O", STORE, Br * d * F32, heads=heads)
     ledger.smem("m", STORE, Br * F32, heads=heads)
@@ -138,14 +139,6 @@ def backward_kv_out(ledger, cols, d, heads):
     """A backward block ends: dKj and dVj of its `cols` keys that exist read out."""
     ledger.smem("dK", LOAD, cols * d * F32, heads=heads)
     ledger.smem("dV", LOAD, cols * d * F32, heads=heads)
-
-
-def paged_block(ledger, g, d, s, heads):
-    """A paged decoding block starts: the group's queries and the carries stored."""
-    ledger.smem("Q", STORE, g * d * s, heads=heads)
-    ledger.smem("O", STORE, g * d * F32, heads=heads)
-    ledger.smem("m", STORE, g * F32, heads=heads)
-    ledger.smem("l", STORE, g * F32, heads=heads)
 
 
 def paged_page(ledger, g, rows, d, s, heads):
