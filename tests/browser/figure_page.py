@@ -78,17 +78,20 @@ def wait_applied(page, sizes, timeout_s=PYTHON_READY_S):
     )
 
 
-def ledger_total(slug, sizes):
-    """total_bytes of `kernelviz trace ... --json` for the page's algorithm at `sizes` (None: not traced)."""
-    args = trace_args(slug, sizes)
-    if args is None:
-        return None
+def trace_json(args):
+    """What `kernelviz trace ARGS` prints (ARGS ending in --json), run in this process, as a dict."""
     from kernelviz import cli
 
     out = io.StringIO()
     with redirect_stdout(out):
         assert cli.main(["trace", *args]) == 0
-    return json.loads(out.getvalue())["total_bytes"]
+    return json.loads(out.getvalue())
+
+
+def ledger_total(slug, sizes):
+    """total_bytes of `kernelviz trace ... --json` for the page's algorithm at `sizes` (None: not traced)."""
+    args = trace_args(slug, sizes)
+    return None if args is None else trace_json(args)["total_bytes"]
 
 
 def step_count(page):

@@ -4,12 +4,9 @@ and the shared memory the TMA stores and wgmma reads); the timeline under the fi
 the same moment as consumer 2's products (the bars' boxes as Chromium lays them out); a bullet plays its step and
 the step's CUDA is there; a URL with sizes and a step opens the figure at those sizes and that step."""
 
-import io
-import json
 import re
-from contextlib import redirect_stdout
 
-from figure_page import open_figure, without_python
+from figure_page import open_figure, trace_json, without_python
 
 SLUG = "flash-attention-3"
 # The counters' reference: `kernelviz trace fa3` (attention/fa3.py) with the kernel's 2 consumer warpgroups
@@ -40,15 +37,10 @@ BARS = """(lane) => [...document.querySelectorAll(`#kv-figure svg [data-kv="time
 def trace(sizes):
     """`kernelviz trace` of what the figure draws at `sizes`: d = 4, Br = 4 (two consumers of 2 rows), Bc = 4, in
     float16. FA3's HBM ledger is FA2's in 16 bits (Q once, K and V once a block, O and L once)."""
-    from kernelviz import cli
-
     causal = ["--causal"] if sizes["causal"] else []
     args = [ALGO, "--N", str(sizes["N"]), "--N-kv", str(sizes["N_kv"]), "--d", "4", "--Br", "4", "--Bc", "4",
             "--dtype", "float16", *causal, *WARPGROUPS, "--json"]  # fmt: skip
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["trace", *args]) == 0
-    return json.loads(out.getvalue())
+    return trace_json(args)
 
 
 def test_every_step_plays_each_action_has_its_cuda_and_the_counter_ends_on_the_ledger(page, site_url):

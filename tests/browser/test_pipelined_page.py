@@ -2,12 +2,9 @@
 `kernelviz trace fa2-pipe`'s totals, and the timeline under the figure, read from the drawn bars, shows the copies
 overlapping the tensor cores with 2 stages and never with 1; the step in view is the one outlined on the timeline."""
 
-import io
-import json
 import re
-from contextlib import redirect_stdout
 
-from figure_page import open_figure, without_python
+from figure_page import open_figure, trace_json, without_python
 
 from tests.pages.kernel_pages import trace_args
 
@@ -33,12 +30,7 @@ PLAY_EVERY_STEP = """async () => {
 
 
 def trace(sizes):
-    from kernelviz import cli
-
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["trace", *trace_args(SLUG, sizes)]) == 0
-    return json.loads(out.getvalue())
+    return trace_json(trace_args(SLUG, sizes))
 
 
 def overlap(bars, a, b):

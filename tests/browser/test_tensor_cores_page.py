@@ -2,13 +2,10 @@
 CUDA block of fa2_mma.cu on the page; the two counters end on the NumPy ledger's totals; the fragment pictures say
 the lanes the CPU shim's tables say."""
 
-import io
-import json
 import re
-from contextlib import redirect_stdout
 from pathlib import Path
 
-from figure_page import open_figure, without_python
+from figure_page import open_figure, trace_json, without_python
 
 from tests.pages.kernel_pages import trace_args
 
@@ -32,12 +29,7 @@ PLAY_EVERY_STEP = """async () => {
 
 
 def trace(sizes):
-    from kernelviz import cli
-
-    out = io.StringIO()
-    with redirect_stdout(out):
-        assert cli.main(["trace", *trace_args(SLUG, sizes)]) == 0
-    return json.loads(out.getvalue())
+    return trace_json(trace_args(SLUG, sizes))
 
 
 def test_every_step_plays_and_each_action_has_its_cuda_block(page, site_url):
